@@ -1,0 +1,25 @@
+# rdmatop: the commands README.md names.
+GO ?= go
+
+.PHONY: build test demo bench fuzz vet
+
+build:
+	CGO_ENABLED=0 $(GO) build -o bin/rdmatop ./cmd/rdmatop
+
+# The whole test suite: vet, every package (oracle tests need tshark,
+# live-capture tests need root for network namespaces; both say why when skipped).
+test:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) test -count=1 -timeout 20m ./...
+
+# The main job on bundled data: a real Soft-RoCE capture with netem loss.
+demo: build
+	./bin/rdmatop replay testdata/rxe/pcap/lossy1.pcap --report
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./capture/...
+
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzPacketDecode -fuzztime 60s ./capture/roce/
+	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime 60s ./capture/

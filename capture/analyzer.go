@@ -1,0 +1,356 @@
+package capture
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"sort"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/capture/roce"
+)
+
+// Config configures an Analyzer.
+type Config struct {
+	TrackerConfig
+	// NoICRC skips ICRC verification (it is the most expensive step).
+	NoICRC bool
+}
+
+// Analyzer decodes frames and feeds the tracker; it keeps capture-wide counts.
+type Analyzer struct {
+	cfg      Config
+	decoders map[layers.LinkType]*Decoder
+	last     *Decoder
+	lastLink layers.LinkType
+	d        Decoded
+	tracker  *Tracker
+
+	packets, roce, v1, v2, nonRoCE, malformed, truncated, bytes uint64
+	opcodes                                                     [256]uint64
+	firstTS, lastTS                                             int64
+	unsupported                                                 map[layers.LinkType]uint64
+}
+
+// NewAnalyzer returns an analyzer with cfg.
+func NewAnalyzer(cfg Config) *Analyzer {
+	return &Analyzer{cfg: cfg, decoders: map[layers.LinkType]*Decoder{}, lastLink: 0xffff,
+		tracker: NewTracker(cfg.TrackerConfig)}
+}
+
+// Tracker returns the analyzer's flow tracker.
+func (a *Analyzer) Tracker() *Tracker { return a.tracker }
+
+func (a *Analyzer) decoder(link layers.LinkType) *Decoder {
+	if link == a.lastLink {
+		return a.last
+	}
+	d, ok := a.decoders[link]
+	if !ok {
+		d, _ = NewDecoder(link) // nil for an unsupported link type
+		if d != nil {
+			d.VerifyICRC = !a.cfg.NoICRC
+		}
+		a.decoders[link] = d
+	}
+	a.last, a.lastLink = d, link
+	return d
+}
+
+// Packet analyses one frame.
+func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) {
+	a.packets++
+	ts := ci.Timestamp.UnixNano()
+	if a.packets == 1 || ts < a.firstTS {
+		a.firstTS = ts
+	}
+	if ts > a.lastTS {
+		a.lastTS = ts
+	}
+	wire := max(ci.Length, len(data))
+	dec := a.decoder(link)
+	if dec == nil {
+		if a.unsupported == nil {
+			a.unsupported = map[layers.LinkType]uint64{}
+		}
+		a.unsupported[link]++
+		a.nonRoCE++
+		return
+	}
+	isRoCE, err := dec.Decode(data, wire, &a.d)
+	if !isRoCE {
+		a.nonRoCE++
+		return
+	}
+	a.roce++
+	a.bytes += uint64(wire)
+	if a.d.Encap == EncapRoCEv1 {
+		a.v1++
+	} else {
+		a.v2++
+	}
+	if err != nil {
+		a.malformed++
+		a.tracker.Malformed(ts, a.packets, malformedReason(err))
+		return
+	}
+	if a.d.RoCE.Truncated || len(data) < wire {
+		a.truncated++
+	}
+	a.opcodes[a.d.RoCE.BTH.Opcode]++
+	a.tracker.Track(&a.d, ts, a.packets)
+}
+
+// Malformed reasons, for the anomaly log.
+const (
+	malformedShort uint32 = iota
+	malformedTruncated
+	malformedPad
+	malformedGRH
+	malformedOther
+)
+
+func malformedReason(err error) uint32 {
+	switch {
+	case errors.Is(err, roce.ErrTooShort):
+		return malformedShort
+	case errors.Is(err, roce.ErrTruncated):
+		return malformedTruncated
+	case errors.Is(err, roce.ErrPadding):
+		return malformedPad
+	case errors.Is(err, roce.ErrGRHShort):
+		return malformedGRH
+	}
+	return malformedOther
+}
+
+// Run reads src to its end, analysing every frame. It returns nil at a
+// clean end of input and the read error otherwise; either way everything
+// read before stays in the analyzer.
+func (a *Analyzer) Run(src Source) error {
+	for {
+		data, ci, link, err := src.ReadPacket()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		a.Packet(data, ci, link)
+	}
+}
+
+// AnalyzeFile reads a capture file and returns its summary. A damaged file
+// yields the summary of what came before the damage together with the error
+// (also recorded in Summary.Error).
+func AnalyzeFile(path string, cfg Config) (*Summary, error) {
+	src, err := OpenFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	a := NewAnalyzer(cfg)
+	runErr := a.Run(src)
+	s := a.Summary()
+	s.File, s.Format, s.Compressed = path, string(src.Format), src.Compressed
+	s.LinkType, s.Snaplen = linkName(src.LinkType()), src.Snaplen
+	if runErr != nil {
+		s.Error = runErr.Error()
+	}
+	return s, runErr
+}
+
+func linkName(l layers.LinkType) string {
+	switch l {
+	case layers.LinkTypeEthernet:
+		return "ethernet"
+	case layers.LinkTypeLinuxSLL:
+		return "linux_sll"
+	case layers.LinkTypeLinuxSLL2:
+		return "linux_sll2"
+	case layers.LinkTypeRaw, layers.LinkTypeIPv4, layers.LinkTypeIPv6, linkTypeRawBSD, linkTypeRawOpenBSD:
+		return "raw_ip"
+	}
+	return fmt.Sprintf("linktype_%d", int(l))
+}
+
+// Summary builds the report of everything seen so far.
+func (a *Analyzer) Summary() *Summary {
+	t := a.tracker
+	s := &Summary{
+		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2,
+		NonRoCEPackets: a.nonRoCE, MalformedPackets: a.malformed, TruncatedPackets: a.truncated,
+		Bytes: a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
+		AnomaliesDropped: t.anomaliesDropped, Opcodes: []OpcodeCount{}, Flows: []FlowSummary{},
+		Anomalies: []Anomaly{},
+	}
+	if a.packets > 0 {
+		s.FirstTS, s.LastTS = tsString(a.firstTS), tsString(a.lastTS)
+		s.DurationSec = float64(a.lastTS-a.firstTS) / 1e9
+	}
+	switch {
+	case t.cfg.PMTU > 0:
+		s.PMTU, s.PMTUSource = t.cfg.PMTU, "flag"
+	case t.pmtu > 0:
+		s.PMTU, s.PMTUSource = t.pmtu, "inferred"
+	default:
+		s.PMTUSource = "unknown"
+	}
+	for op, n := range a.opcodes {
+		if n > 0 {
+			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: roce.Opcode(op).String(), Packets: n})
+		}
+	}
+	flows := make([]*Flow, 0, len(t.flows))
+	for _, f := range t.flows {
+		flows = append(flows, f)
+	}
+	sort.Slice(flows, func(i, j int) bool {
+		si, sj := flows[i].score(), flows[j].score()
+		if si != sj {
+			return si > sj
+		}
+		if flows[i].packets != flows[j].packets {
+			return flows[i].packets > flows[j].packets
+		}
+		return flows[i].id < flows[j].id
+	})
+	s.Totals = t.gone
+	for _, f := range flows {
+		s.Flows = append(s.Flows, flowSummary(f))
+		addTotals(&s.Totals, f)
+		s.Totals.Flows++
+	}
+	for _, an := range t.anomalies {
+		s.Anomalies = append(s.Anomalies, an.format())
+	}
+	return s
+}
+
+func addTotals(t *Totals, f *Flow) {
+	t.PSNGaps += f.gaps
+	t.MissingPSNs += f.missing
+	t.RetransmittedPackets += f.retrans
+	t.GoBackN += f.goBackN
+	t.OutOfOrder += f.outOfOrder
+	t.ACKs += f.acks
+	t.NAKs.add(f.naks)
+	t.CNPs += f.cnpsCarried
+	t.ECN.NotECT += f.ecn.NotECT
+	t.ECN.ECT0 += f.ecn.ECT0
+	t.ECN.ECT1 += f.ecn.ECT1
+	t.ECN.CE += f.ecn.CE
+	t.ECNCE += f.ecn.CE
+	t.BECN += f.becn
+	t.FECN += f.fecn
+	t.ICRCOK += f.icrcOK
+	t.ICRCErrors += f.icrcBad
+	t.ICRCUnverifiable += f.icrcUnver
+}
+
+func flowSummary(f *Flow) FlowSummary {
+	fs := FlowSummary{
+		ID: f.id, Src: addrString(f.key.src, f.ipv4 && f.encap == EncapRoCEv2), Dst: addrString(f.key.dst, f.ipv4 && f.encap == EncapRoCEv2),
+		DestQP: f.key.qp, Encap: f.encap.String(), Transport: transportNames(f.transports),
+		Packets: f.packets, Bytes: f.bytes, PayloadBytes: f.payload, Requests: f.requests,
+		Responses: f.responses, Messages: f.messages,
+		FirstTS: tsString(f.firstTS), LastTS: tsString(f.lastTS),
+		FirstPacket: f.firstPacket, LastPacket: f.lastPacket,
+		PSNGaps: f.gaps, MissingPSNs: f.missing, RetransmittedPackets: f.retrans,
+		GoBackN: f.goBackN, OutOfOrder: f.outOfOrder, ACKs: f.acks, NAKs: f.naks,
+		CNPs: f.cnps, CNPsCarried: f.cnpsCarried, ECNCE: f.ecn.CE, ECN: f.ecn, DSCP: f.dscp,
+		ICRCErrors: f.icrcBad, ICRCUnverifiable: f.icrcUnver, RTTus: f.rtt.summary(),
+		Opcodes: append([]OpcodeCount(nil), f.opcodes...),
+	}
+	if f.req.init {
+		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last
+	} else if f.resp.init {
+		fs.FirstPSN, fs.LastPSN = f.resp.highest, f.resp.highest
+	}
+	if f.peer != nil {
+		fs.PeerID = f.peer.id
+	}
+	if f.hasNAK {
+		v := f.lastNAKPSN
+		fs.LastNAKPSN = &v
+	}
+	if f.vlan {
+		id, pcp := f.vlanID, f.pcp
+		fs.VLAN, fs.PCP = &id, &pcp
+	}
+	if d := f.lastTS - f.firstTS; d > 0 {
+		fs.Gbps = float64(f.bytes) * 8 / float64(d)
+	}
+	sort.Slice(fs.Opcodes, func(i, j int) bool { return fs.Opcodes[i].Opcode < fs.Opcodes[j].Opcode })
+	fs.Troubled = f.score() > 0
+	return fs
+}
+
+func transportNames(bits uint8) string {
+	name := ""
+	for tr := roce.Transport(0); tr < 8; tr++ {
+		if bits&(1<<tr) != 0 {
+			if name != "" {
+				name += "+"
+			}
+			name += tr.String()
+		}
+	}
+	return name
+}
+
+func addrString(a [16]byte, v4 bool) string {
+	ip := netip.AddrFrom16(a)
+	if v4 {
+		ip = ip.Unmap()
+	}
+	return ip.String()
+}
+
+func tsString(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+
+func (an anomaly) format() Anomaly {
+	out := Anomaly{Packet: an.packet, TS: tsString(an.ts), FlowID: an.flow, PSN: an.psn}
+	switch an.kind {
+	case anGap:
+		out.Kind = "psn_gap"
+		out.Detail = fmt.Sprintf("expected PSN %d, got %d: %d PSN(s) missing", an.a, an.psn, an.b)
+	case anGoBackN:
+		out.Kind = "go_back_n"
+		out.Detail = fmt.Sprintf("retransmission from PSN %d (highest sent %d)", an.psn, an.a)
+	case anReorder:
+		out.Kind = "out_of_order"
+		out.Detail = fmt.Sprintf("PSN %d arrived after higher PSNs, before any NAK", an.psn)
+	case anNAK:
+		out.Kind = "nak"
+		if an.a&0x100 != 0 {
+			out.Detail = fmt.Sprintf("reserved AETH syndrome type, value %d", an.a&0xff)
+		} else {
+			out.Detail = fmt.Sprintf("NAK %s, responder expects PSN %d", roce.NAKCode(an.a), an.psn)
+		}
+	case anRNR:
+		out.Kind = "rnr_nak"
+		out.Detail = fmt.Sprintf("receiver not ready for PSN %d, retry after %s", an.psn, roce.RNRTimerDuration(uint8(an.a)))
+	case anICRC:
+		out.Kind = "icrc_error"
+		out.Detail = fmt.Sprintf("ICRC mismatch (stored 0x%08x)", an.a)
+	case anMalformed:
+		out.Kind = "malformed"
+		out.Detail = [...]string{"shorter than its opcode's headers and ICRC", "ends inside its headers",
+			"pad count larger than the payload", "RoCEv1 frame shorter than its GRH", "undecodable transport header"}[min(an.a, malformedOther)]
+	case anCE:
+		out.Kind = "ecn_ce"
+		out.Detail = "first ECN Congestion Experienced mark on this flow"
+	case anCNP:
+		out.Kind = "cnp"
+		out.Detail = "first CNP throttling this flow"
+	case anEvicted:
+		out.Kind = "flow_evicted"
+		out.Detail = fmt.Sprintf("flow table full: flow %d (%d packets) evicted", an.flow, an.a)
+	}
+	return out
+}

@@ -1,0 +1,132 @@
+package capture
+
+import "github.com/rdmatop/rdmatop/capture/roce"
+
+// flowKey identifies a flow: packets from src to dst for one destination QP.
+// IPv4 addresses are IPv4-mapped; RoCEv1 uses the GIDs.
+type flowKey struct {
+	src, dst [16]byte
+	qp       uint32
+}
+
+// pairKey indexes request-carrying flows by address pair, for pairing the
+// two directions of a connection.
+type pairKey struct{ src, dst [16]byte }
+
+// Flow is the running state of one flow. A flow can carry requests (its
+// sender's send queue) and responses to the other side's requests at once.
+type Flow struct {
+	key   flowKey
+	id    int
+	ipv4  bool
+	encap Encap
+	// transports seen, one bit per roce.Transport
+	transports uint8
+
+	firstTS, lastTS         int64
+	firstPacket, lastPacket uint64
+	packets, bytes, payload uint64
+	requests, responses     uint64
+	messages                uint64
+	opcodes                 []OpcodeCount
+
+	req  reqStream
+	resp respStream
+
+	// PSN analysis of what this flow carries: its requests, and the READ
+	// responses it returns.
+	gaps, missing, retrans, goBackN, outOfOrder uint64
+
+	acks        uint64
+	naks        NAKCounts
+	lastNAKPSN  uint32
+	hasNAK      bool
+	cnps        uint64 // CNPs credited to this flow (it is the one throttled)
+	cnpsCarried uint64 // CNP packets with this flow's key
+	ecn         ECNCounts
+	becn, fecn  uint64
+	dscp        uint8
+	vlan        bool
+	vlanID      uint16
+	pcp         uint8
+	icrcOK      uint64
+	icrcBad     uint64
+	icrcUnver   uint64
+
+	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
+	rtt  *rttHist
+	peer *Flow
+	// indexed is set once the flow is in the tracker's pair index.
+	indexed bool
+}
+
+// reqStream tracks the sender's request PSNs on a flow.
+type reqStream struct {
+	init        bool
+	first, last uint32
+	next        uint32 // highest PSN seen plus what it consumed
+	readSlack   int    // READ with unknown path MTU: next may lie up to this far ahead
+	readPSN     uint32
+	readLen     uint32
+	inRetrans   bool
+	lastRetx    uint32
+	nakSeen     bool // a NAK or RNR NAK arrived since the last gap
+	holes       [maxHoles]hole
+	nholes      int
+	undo        fillUndo
+	pending     [pendingLen]outstanding
+	pendingNext int
+}
+
+// respStream tracks READ response PSNs, which must be contiguous within a
+// READ and increase from one READ to the next.
+type respStream struct {
+	init     bool
+	highest  uint32
+	inRead   bool
+	readNext uint32
+}
+
+const (
+	maxHoles   = 8
+	pendingLen = 32
+)
+
+// hole is a run of PSNs skipped by a forward jump, kept so that a packet
+// filling it can be told apart from a retransmission of a PSN already seen.
+type hole struct {
+	start uint32
+	n     int
+	ts    int64
+	nak   bool // NAKed or timed out since: a fill is a retransmission
+}
+
+// fillUndo remembers the last fill counted as reordering, in case the
+// packets after it show it was the start of a go-back-N retransmission.
+type fillUndo struct {
+	active    bool
+	psn       uint32
+	closedGap bool
+}
+
+// outstanding is a request waiting for its ACK or first READ response.
+type outstanding struct {
+	psn   uint32
+	ts    int64
+	valid bool
+}
+
+func (f *Flow) countOpcode(op roce.Opcode) {
+	for i := range f.opcodes {
+		if f.opcodes[i].Opcode == uint8(op) {
+			f.opcodes[i].Packets++
+			return
+		}
+	}
+	f.opcodes = append(f.opcodes, OpcodeCount{Opcode: uint8(op), Name: op.String(), Packets: 1})
+}
+
+// score orders flows so that the troubled ones come first.
+func (f *Flow) score() uint64 {
+	return f.gaps*4 + f.retrans + f.outOfOrder + f.naks.Total()*4 + f.icrcBad*4 + f.ecn.CE + f.cnps
+}

@@ -1,0 +1,190 @@
+package capture
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// ReportOptions tunes WriteReport.
+type ReportOptions struct {
+	// MaxFlows and MaxAnomalies bound the tables (0: 50 and 100).
+	MaxFlows, MaxAnomalies int
+}
+
+// WriteReport prints a summary for people: capture facts, a verdict, the
+// opcode mix, flows with the troubled ones first, and the anomalies with
+// their packet numbers and times.
+func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
+	if o.MaxFlows <= 0 {
+		o.MaxFlows = 50
+	}
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 100
+	}
+	b := &strings.Builder{}
+	if s.File != "" {
+		fmt.Fprintf(b, "capture  %s (%s", sanitize(s.File), s.Format)
+		if s.Compressed {
+			b.WriteString(", gzip")
+		}
+		fmt.Fprintf(b, ", %s, snaplen %d)\n", s.LinkType, s.Snaplen)
+	}
+	fmt.Fprintf(b, "packets  %d: %d RoCE (v2 %d, v1 %d), %d other, %d malformed, %d cut by the snap length\n",
+		s.Packets, s.RoCEPackets, s.RoCEv2Packets, s.RoCEv1Packets, s.NonRoCEPackets, s.MalformedPackets, s.TruncatedPackets)
+	if s.FirstTS != "" {
+		fmt.Fprintf(b, "time     %s .. %s (%.6f s)\n", s.FirstTS, s.LastTS, s.DurationSec)
+	}
+	pm := "unknown"
+	if s.PMTU > 0 {
+		pm = fmt.Sprintf("%d (%s)", s.PMTU, s.PMTUSource)
+	}
+	fmt.Fprintf(b, "path MTU %s; %d flows", pm, s.Totals.Flows)
+	if s.FlowsEvicted > 0 {
+		fmt.Fprintf(b, " (%d evicted from a table of %d)", s.FlowsEvicted, s.FlowTableCap)
+	}
+	b.WriteString("\n")
+	if s.KernelDrops != nil {
+		fmt.Fprintf(b, "kernel   %d frames dropped by the kernel before rdmatop saw them\n", *s.KernelDrops)
+	}
+	if s.Error != "" {
+		fmt.Fprintf(b, "\nINPUT ERROR: %s\n(everything below describes the records before it)\n", sanitize(s.Error))
+	}
+	b.WriteString("\nverdict  ")
+	b.WriteString(verdict(s))
+	b.WriteString("\n")
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+
+	if len(s.Opcodes) > 0 {
+		fmt.Fprintln(w, "\nopcodes")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		for _, oc := range s.Opcodes {
+			fmt.Fprintf(tw, "  0x%02x\t%s\t%d\t\n", oc.Opcode, oc.Name, oc.Packets)
+		}
+		tw.Flush()
+	}
+
+	if len(s.Flows) > 0 {
+		fmt.Fprintln(w, "\nflows (troubled first)")
+		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "id\tsrc -> dst\tqp\tsvc\tpackets\tGb/s\tgaps\tmissing\tretx\tgbn\tooo\tacks\tnak\trnr\tcnp\tce\ticrc!\trtt p50/p99 us\t")
+		for i, f := range s.Flows {
+			if i == o.MaxFlows {
+				fmt.Fprintf(tw, "...\t%d more flows\t\n", len(s.Flows)-i)
+				break
+			}
+			nak := f.NAKs.Total() - f.NAKs.RNR
+			rtt := "-"
+			if f.RTTus.Samples > 0 {
+				rtt = fmt.Sprintf("%.1f/%.1f", f.RTTus.P50, f.RTTus.P99)
+			}
+			fmt.Fprintf(tw, "%d\t%s -> %s\t0x%06x\t%s\t%d\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
+				f.ID, f.Src, f.Dst, f.DestQP, f.Transport, f.Packets, f.Gbps, f.PSNGaps, f.MissingPSNs,
+				f.RetransmittedPackets, f.GoBackN, f.OutOfOrder, f.ACKs, nak, f.NAKs.RNR, f.CNPs, f.ECNCE, f.ICRCErrors, rtt)
+		}
+		tw.Flush()
+	}
+
+	if len(s.Anomalies) > 0 {
+		fmt.Fprintf(w, "\nanomalies (%d", len(s.Anomalies))
+		if s.AnomaliesDropped > 0 {
+			fmt.Fprintf(w, " kept, %d more not kept", s.AnomaliesDropped)
+		}
+		fmt.Fprintln(w, ")")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  packet\ttime\tflow\tkind\tdetail")
+		for i, a := range s.Anomalies {
+			if i == o.MaxAnomalies {
+				fmt.Fprintf(tw, "  ...\t%d more (see --json)\t\t\t\n", len(s.Anomalies)-i)
+				break
+			}
+			fmt.Fprintf(tw, "  %d\t%s\t%d\t%s\t%s\n", a.Packet, a.TS, a.FlowID, a.Kind, a.Detail)
+		}
+		tw.Flush()
+	}
+	return nil
+}
+
+// verdict says in one line what the capture shows.
+func verdict(s *Summary) string {
+	t := &s.Totals
+	if s.RoCEPackets == 0 {
+		return "no RoCE packets (RoCEv2 is UDP port 4791, RoCEv1 EtherType 0x8915). " +
+			"RDMA traffic bypasses the kernel: capture on the switch (port mirror) or with the NIC's sniffer (e.g. mlx5 `ethtool --set-priv-flags IF sniffer on`, or `docker run --net=host … tcpdump` on the RDMA device with libpcap's rdma support)."
+	}
+	var parts []string
+	if t.PSNGaps > 0 {
+		parts = append(parts, fmt.Sprintf("%d PSN gaps (%d PSNs missing)", t.PSNGaps, t.MissingPSNs))
+	}
+	if t.RetransmittedPackets > 0 {
+		parts = append(parts, fmt.Sprintf("%d retransmitted packets in %d go-back-N episodes", t.RetransmittedPackets, t.GoBackN))
+	}
+	if t.OutOfOrder > 0 {
+		parts = append(parts, fmt.Sprintf("%d packets out of order", t.OutOfOrder))
+	}
+	if n := t.NAKs.Total() - t.NAKs.RNR; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d NAKs (%s)", n, nakBreakdown(t.NAKs)))
+	}
+	if t.NAKs.RNR > 0 {
+		parts = append(parts, fmt.Sprintf("%d RNR NAKs (receiver had no receive buffer posted)", t.NAKs.RNR))
+	}
+	if t.CNPs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CNPs", t.CNPs))
+	}
+	if t.ECNCE > 0 {
+		parts = append(parts, fmt.Sprintf("%d ECN-CE marks", t.ECNCE))
+	}
+	if t.ICRCErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d ICRC errors", t.ICRCErrors))
+	}
+	if s.MalformedPackets > 0 {
+		parts = append(parts, fmt.Sprintf("%d malformed RoCE packets", s.MalformedPackets))
+	}
+	if len(parts) == 0 {
+		return "clean: no PSN gaps, retransmissions, NAKs, CNPs, ECN marks or ICRC errors"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func nakBreakdown(n NAKCounts) string {
+	var p []string
+	add := func(c uint64, name string) {
+		if c > 0 {
+			p = append(p, fmt.Sprintf("%s %d", name, c))
+		}
+	}
+	add(n.PSNSequenceError, "PSN sequence error")
+	add(n.InvalidRequest, "invalid request")
+	add(n.RemoteAccessError, "remote access error")
+	add(n.RemoteOperationalError, "remote operational error")
+	add(n.InvalidRDRequest, "invalid RD request")
+	add(n.Reserved, "reserved code")
+	return strings.Join(p, ", ")
+}
+
+// sanitize makes a string from outside safe for a terminal: control
+// characters (escape sequences included) become visible escapes.
+func sanitize(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

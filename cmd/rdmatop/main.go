@@ -1,0 +1,48 @@
+// Command rdmatop is top for RoCE and RDMA: live counters, QPs, the wire
+// and a diagnosis on one screen, or the same analysis of a capture file.
+//
+// This package only wires flags to the packages that do the work.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// Exit codes (see docs/cli.md).
+const (
+	exitOK       = 0
+	exitFindings = 1 // check: something at warning or above
+	exitUsage    = 2 // bad flags, unreadable or damaged input
+)
+
+// usageError marks errors that are the user's input, not a failure.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	root := newRootCmd()
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	var code exitCode
+	if errors.As(err, &code) {
+		return int(code)
+	}
+	fmt.Fprintln(os.Stderr, "rdmatop:", err)
+	return exitUsage
+}
+
+// exitCode lets a command choose its exit status without printing an error.
+type exitCode int
+
+func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }

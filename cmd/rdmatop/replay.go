@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/capture"
+)
+
+type analysisFlags struct {
+	report   bool
+	json     bool
+	pmtu     int
+	maxFlows int
+	noICRC   bool
+	maxAnoms int
+}
+
+func (f *analysisFlags) register(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.report, "report", false, "print a text report (the default until the TUI lands)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the analysis as one JSON document")
+	cmd.Flags().IntVar(&f.pmtu, "pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048, 4096) for counting READ PSNs; default: inferred from the traffic")
+	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
+	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
+	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification")
+}
+
+func (f *analysisFlags) config() (capture.Config, error) {
+	switch f.pmtu {
+	case 0, 256, 512, 1024, 2048, 4096:
+	default:
+		return capture.Config{}, usageError{fmt.Errorf("--pmtu %d: the IB path MTU is one of 256, 512, 1024, 2048, 4096", f.pmtu)}
+	}
+	if f.json && f.report {
+		return capture.Config{}, usageError{errors.New("--json and --report are exclusive")}
+	}
+	return capture.Config{
+		TrackerConfig: capture.TrackerConfig{PMTU: f.pmtu, MaxFlows: f.maxFlows, MaxAnomalies: f.maxAnoms},
+		NoICRC:        f.noICRC,
+	}, nil
+}
+
+func newReplayCmd() *cobra.Command {
+	var fl analysisFlags
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "analyse a capture file (pcap or pcapng, optionally gzip-compressed)",
+		Long: `Analyse the RoCE traffic in a capture file: decode every RoCEv2 (UDP 4791)
+and RoCEv1 (EtherType 0x8915) packet and follow each queue pair's PSN stream:
+gaps, retransmissions, NAKs, RNR NAKs, CNPs, ECN marks, ICRC errors and
+request-to-ACK round trips. Flows that show trouble are listed first.
+
+A damaged file is analysed up to the damage; the error names the record and
+byte offset, and the exit status is 2.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg, err := fl.config()
+			if err != nil {
+				return err
+			}
+			sum, err := capture.AnalyzeFile(args[0], cfg)
+			if sum == nil {
+				return err
+			}
+			if perr := printSummary(cmd.OutOrStdout(), sum, fl.json); perr != nil {
+				return perr
+			}
+			return err
+		},
+	}
+	fl.register(cmd)
+	return cmd
+}
+
+func printSummary(w io.Writer, s *capture.Summary, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	return capture.WriteReport(w, s, capture.ReportOptions{})
+}
+
