@@ -260,11 +260,11 @@ func TestBPFStrippedTag(t *testing.T) {
 		return append(append([]byte(nil), frame[:12]...), frame[16:]...)
 	}
 	for name, frame := range map[string][]byte{
-		"vlan v4":  ltRoCEv2(t, ltVLAN, false, ltSend(1, 1), nil),
-		"vlan v6":  ltRoCEv2(t, ltVLAN, true, ltSend(1, 2), nil),
-		"qinq v4":  ltRoCEv2(t, ltQinQ, false, ltSend(1, 3), nil),
-		"vlan v1":  ltRoCEv1(t, ltVLAN, ltSend(1, 4), nil),
-		"qinq v1":  ltRoCEv1(t, ltQinQ, ltSend(1, 5), nil),
+		"vlan v4": ltRoCEv2(t, ltVLAN, false, ltSend(1, 1), nil),
+		"vlan v6": ltRoCEv2(t, ltVLAN, true, ltSend(1, 2), nil),
+		"qinq v4": ltRoCEv2(t, ltQinQ, false, ltSend(1, 3), nil),
+		"vlan v1": ltRoCEv1(t, ltVLAN, ltSend(1, 4), nil),
+		"qinq v1": ltRoCEv1(t, ltQinQ, ltSend(1, 5), nil),
 	} {
 		if n, _ := vm.Run(strip(frame)); n == 0 {
 			t.Errorf("%s with the outer tag stripped: rejected", name)

@@ -95,7 +95,7 @@ const (
 // wireLen is the frame's length on the wire (CaptureInfo.Length).
 func (d *Decoder) Decode(data []byte, wireLen int, out *Decoded) (bool, error) {
 	out.Encap = EncapNone
-	out.VLAN = false
+	out.VLAN, out.VLANID, out.PCP = false, 0, 0
 	out.WireLen = wireLen
 	out.ICRC = ICRCUnchecked
 	// Bytes missing from the capture: headers are decoded from what is
@@ -223,6 +223,7 @@ func (d *Decoder) decodeV1(data []byte, cut int, out *Decoded) (bool, error) {
 		return true, fmt.Errorf("%w: GRH next header 0x%02x is not an IBA transport header", ErrMalformed, g.NextHeader)
 	}
 	out.IPv4 = false
+	out.SrcPort = 0 // no UDP: do not keep the previous RoCEv2 packet's port
 	copy(out.Src[:], g.SGID)
 	copy(out.Dst[:], g.DGID)
 	out.DSCP, out.ECN = g.TrafficClass>>2, g.TrafficClass&3
