@@ -113,7 +113,9 @@ func verdict(s *Summary) string {
 	t := &s.Totals
 	if s.RoCEPackets == 0 {
 		return "no RoCE packets (RoCEv2 is UDP port 4791, RoCEv1 EtherType 0x8915). " +
-			"RDMA traffic bypasses the kernel: capture on the switch (port mirror) or with the NIC's sniffer (e.g. mlx5 `ethtool --set-priv-flags IF sniffer on`, or `docker run --net=host … tcpdump` on the RDMA device with libpcap's rdma support)."
+			"Hardware RoCE bypasses the kernel, so a capture on the netdev sees none of it: " +
+			"capture with the NIC's sniffer (`tcpdump -i mlx5_0` where libpcap has RDMA sniffing, or NVIDIA's `ibdump -d mlx5_0`) " +
+			"or mirror the switch port."
 	}
 	var parts []string
 	if t.PSNGaps > 0 {

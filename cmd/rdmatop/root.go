@@ -20,6 +20,6 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReplayCmd())
+	root.AddCommand(newReplayCmd(), newCaptureCmd())
 	return root
 }
