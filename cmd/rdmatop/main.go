@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -24,12 +25,14 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func main() {
-	os.Exit(run(os.Args[1:]))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func run(args []string) int {
+func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	if err == nil {
 		return exitOK
@@ -38,7 +41,7 @@ func run(args []string) int {
 	if errors.As(err, &code) {
 		return int(code)
 	}
-	fmt.Fprintln(os.Stderr, "rdmatop:", err)
+	fmt.Fprintln(stderr, "rdmatop:", err)
 	return exitUsage
 }
 
