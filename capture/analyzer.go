@@ -31,6 +31,7 @@ type Analyzer struct {
 	tracker  *Tracker
 
 	packets, roce, v1, v2, nonRoCE, malformed, truncated, bytes uint64
+	headersCut                                                  uint64
 	opcodes                                                     [256]uint64
 	firstTS, lastTS                                             int64
 	unsupported                                                 map[layers.LinkType]uint64
@@ -94,6 +95,13 @@ func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.Link
 		a.v2++
 	}
 	if err != nil {
+		if errors.Is(err, roce.ErrTruncated) && len(data) < wire {
+			// The snap length cut the headers: a capture artifact, not a
+			// broken packet. Counted, not analysed.
+			a.headersCut++
+			a.truncated++
+			return
+		}
 		a.malformed++
 		a.tracker.Malformed(ts, a.packets, malformedReason(err))
 		return
@@ -184,7 +192,8 @@ func (a *Analyzer) Summary() *Summary {
 	s := &Summary{
 		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2,
 		NonRoCEPackets: a.nonRoCE, MalformedPackets: a.malformed, TruncatedPackets: a.truncated,
-		Bytes: a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
+		HeadersCutPackets: a.headersCut,
+		Bytes:             a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
 		AnomaliesDropped: t.anomaliesDropped, Opcodes: []OpcodeCount{}, Flows: []FlowSummary{},
 		Anomalies: []Anomaly{},
 	}

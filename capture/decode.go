@@ -3,6 +3,7 @@ package capture
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -20,7 +21,14 @@ const (
 	EncapRoCEv1              // EtherType 0x8915, GRH
 )
 
-func (e Encap) String() string { return [...]string{"none", "rocev2", "rocev1"}[e] }
+func (e Encap) String() string {
+	if int(e) < len(encapNames) {
+		return encapNames[e]
+	}
+	return "encap_" + strconv.Itoa(int(e))
+}
+
+var encapNames = [...]string{"none", "rocev2", "rocev1"}
 
 // ICRCStatus is the verdict on a packet's ICRC.
 type ICRCStatus uint8
@@ -34,7 +42,14 @@ const (
 	ICRCUnverifiable
 )
 
-func (s ICRCStatus) String() string { return [...]string{"unchecked", "ok", "bad", "unverifiable"}[s] }
+func (s ICRCStatus) String() string {
+	if int(s) < len(icrcNames) {
+		return icrcNames[s]
+	}
+	return "icrc_" + strconv.Itoa(int(s))
+}
+
+var icrcNames = [...]string{"unchecked", "ok", "bad", "unverifiable"}
 
 // Decoded is one packet's decode, reused from packet to packet.
 type Decoded struct {
@@ -70,6 +85,7 @@ type Decoder struct {
 	ip6  layers.IPv6
 	udp  layers.UDP
 	grh  roce.GRH
+	crc  roce.Hasher
 }
 
 // NewDecoder returns a decoder for frames of the given link type.
@@ -245,11 +261,11 @@ func (d *Decoder) checkICRC(netHdr, udpHdr []byte, cut int, out *Decoded) {
 		var crc uint32
 		switch {
 		case udpHdr == nil:
-			crc = roce.ICRCv1(netHdr, p.Contents)
+			crc = d.crc.ICRCv1(netHdr, p.Contents)
 		case out.IPv4:
-			crc = roce.ICRCv4(netHdr, udpHdr, p.Contents)
+			crc = d.crc.ICRCv4(netHdr, udpHdr, p.Contents)
 		default:
-			crc = roce.ICRCv6(netHdr, udpHdr, p.Contents)
+			crc = d.crc.ICRCv6(netHdr, udpHdr, p.Contents)
 		}
 		if crc == p.ICRC {
 			out.ICRC = ICRCOK

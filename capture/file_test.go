@@ -222,4 +222,3 @@ func TestDamagedFiles(t *testing.T) {
 		}
 	})
 }
-

@@ -4,31 +4,34 @@ package capture
 // `rdmatop replay FILE --json`. Field names are a stable contract: add,
 // never rename.
 type Summary struct {
-	File             string        `json:"file,omitempty"`
-	Format           string        `json:"format,omitempty"`
-	Compressed       bool          `json:"compressed,omitempty"`
-	LinkType         string        `json:"link_type,omitempty"`
-	Snaplen          uint32        `json:"snaplen,omitempty"`
-	Packets          uint64        `json:"packets"`
-	RoCEPackets      uint64        `json:"roce_packets"`
-	RoCEv1Packets    uint64        `json:"rocev1_packets"`
-	RoCEv2Packets    uint64        `json:"rocev2_packets"`
-	NonRoCEPackets   uint64        `json:"non_roce_packets"`
-	MalformedPackets uint64        `json:"malformed_packets"`
-	TruncatedPackets uint64        `json:"truncated_packets"`
-	Bytes            uint64        `json:"bytes"`
-	FirstTS          string        `json:"first_ts,omitempty"`
-	LastTS           string        `json:"last_ts,omitempty"`
-	DurationSec      float64       `json:"duration_s"`
-	PMTU             int           `json:"pmtu"`
-	PMTUSource       string        `json:"pmtu_source"` // "flag", "inferred" or "unknown"
-	Opcodes          []OpcodeCount `json:"opcodes"`
-	Totals           Totals        `json:"totals"`
-	Flows            []FlowSummary `json:"flows"`
-	FlowsEvicted     uint64        `json:"flows_evicted"`
-	FlowTableCap     int           `json:"flow_table_cap"`
-	Anomalies        []Anomaly     `json:"anomalies"`
-	AnomaliesDropped uint64        `json:"anomalies_dropped"`
+	File             string `json:"file,omitempty"`
+	Format           string `json:"format,omitempty"`
+	Compressed       bool   `json:"compressed,omitempty"`
+	LinkType         string `json:"link_type,omitempty"`
+	Snaplen          uint32 `json:"snaplen,omitempty"`
+	Packets          uint64 `json:"packets"`
+	RoCEPackets      uint64 `json:"roce_packets"`
+	RoCEv1Packets    uint64 `json:"rocev1_packets"`
+	RoCEv2Packets    uint64 `json:"rocev2_packets"`
+	NonRoCEPackets   uint64 `json:"non_roce_packets"`
+	MalformedPackets uint64 `json:"malformed_packets"`
+	TruncatedPackets uint64 `json:"truncated_packets"`
+	// HeadersCutPackets were cut by the snap length inside their transport
+	// headers: counted in TruncatedPackets, not analysed.
+	HeadersCutPackets uint64        `json:"headers_cut_packets"`
+	Bytes             uint64        `json:"bytes"`
+	FirstTS           string        `json:"first_ts,omitempty"`
+	LastTS            string        `json:"last_ts,omitempty"`
+	DurationSec       float64       `json:"duration_s"`
+	PMTU              int           `json:"pmtu"`
+	PMTUSource        string        `json:"pmtu_source"` // "flag", "inferred" or "unknown"
+	Opcodes           []OpcodeCount `json:"opcodes"`
+	Totals            Totals        `json:"totals"`
+	Flows             []FlowSummary `json:"flows"`
+	FlowsEvicted      uint64        `json:"flows_evicted"`
+	FlowTableCap      int           `json:"flow_table_cap"`
+	Anomalies         []Anomaly     `json:"anomalies"`
+	AnomaliesDropped  uint64        `json:"anomalies_dropped"`
 	// Error is set when reading stopped early on a damaged file; everything
 	// above describes the records before the damage.
 	Error string `json:"error,omitempty"`

@@ -212,6 +212,13 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		t.learnPMTU(f, p)
 		if psnTracked(tr) {
 			t.request(f, p, ts, pkt)
+		} else {
+			// UD/RD flows mix senders' PSN spaces: report, don't track.
+			r := &f.req
+			if !r.init {
+				r.init, r.first = true, p.BTH.PSN
+			}
+			r.last = p.BTH.PSN
 		}
 	case op.IsResponse():
 		f.responses++

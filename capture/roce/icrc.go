@@ -10,36 +10,52 @@ import "hash/crc32"
 // BECN live) set to ones, and everything after it up to the ICRC. IBTA vol. 1
 // annex A16 (RoCE) and A17 (RoCEv2). It is stored least significant byte first.
 
+// Hasher computes ICRCs. Its scratch buffer for the masked headers lives
+// in the Hasher, so a long-lived Hasher (one per decoder) computes without
+// allocating; the zero value is ready to use.
+type Hasher struct {
+	buf [8 + 60 + 8 + BTHLen]byte
+}
+
 // ICRCv4 computes the ICRC of a RoCEv2 packet over IPv4. ip is the IPv4
 // header (with options), udp the 8-byte UDP header, ib the transport part
 // from the BTH up to (not including) the ICRC.
-func ICRCv4(ip, udp, ib []byte) uint32 {
-	var buf [8 + 60 + 8 + BTHLen]byte
+func (h *Hasher) ICRCv4(ip, udp, ib []byte) uint32 {
+	buf := h.buf[:]
 	n := copy(buf[:8], ones[:])
 	hl := copy(buf[n:n+min(len(ip), 60)], ip)
 	buf[n+1] = 0xff                   // TOS: DSCP and ECN
 	buf[n+8] = 0xff                   // TTL
 	buf[n+10], buf[n+11] = 0xff, 0xff // header checksum
 	n += hl
-	return finish(buf[:], n, udp, ib)
+	return finish(buf, n, udp, ib)
 }
 
 // ICRCv6 computes the ICRC of a RoCEv2 packet over IPv6 (40-byte fixed header;
 // RoCEv2 does not use extension headers).
-func ICRCv6(ip, udp, ib []byte) uint32 {
-	var buf [8 + 60 + 8 + BTHLen]byte
+func (h *Hasher) ICRCv6(ip, udp, ib []byte) uint32 {
+	buf := h.buf[:]
 	n := copy(buf[:8], ones[:])
 	n += maskGRH(buf[n:], ip)
-	return finish(buf[:], n, udp, ib)
+	return finish(buf, n, udp, ib)
 }
 
 // ICRCv1 computes the ICRC of a RoCEv1 packet: grh is the 40-byte GRH.
-func ICRCv1(grh, ib []byte) uint32 {
-	var buf [8 + 60 + 8 + BTHLen]byte
+func (h *Hasher) ICRCv1(grh, ib []byte) uint32 {
+	buf := h.buf[:]
 	n := copy(buf[:8], ones[:])
 	n += maskGRH(buf[n:], grh)
-	return finish(buf[:], n, nil, ib)
+	return finish(buf, n, nil, ib)
 }
+
+// ICRCv4 is Hasher.ICRCv4 with a fresh Hasher.
+func ICRCv4(ip, udp, ib []byte) uint32 { var h Hasher; return h.ICRCv4(ip, udp, ib) }
+
+// ICRCv6 is Hasher.ICRCv6 with a fresh Hasher.
+func ICRCv6(ip, udp, ib []byte) uint32 { var h Hasher; return h.ICRCv6(ip, udp, ib) }
+
+// ICRCv1 is Hasher.ICRCv1 with a fresh Hasher.
+func ICRCv1(grh, ib []byte) uint32 { var h Hasher; return h.ICRCv1(grh, ib) }
 
 var ones = [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}
 

@@ -197,6 +197,10 @@ func ComputeICRC(net []byte, v1 bool) (uint32, error) {
 		if len(net) < GRHLen+BTHLen+ICRCLen {
 			return 0, ErrGRHShort
 		}
+		// Bound by the GRH's payload length: Ethernet pads short frames.
+		if end := GRHLen + int(binary.BigEndian.Uint16(net[4:])); end <= len(net) && end >= GRHLen+BTHLen+ICRCLen {
+			net = net[:end]
+		}
 		return ICRCv1(net[:GRHLen], net[GRHLen:len(net)-ICRCLen]), nil
 	}
 	if len(net) < 1 {
@@ -213,6 +217,14 @@ func ComputeICRC(net []byte, v1 bool) (uint32, error) {
 	}
 	if ipLen < 20 || len(net) < ipLen+8+BTHLen+ICRCLen {
 		return 0, ErrTooShort
+	}
+	// Bound by the IP length: Ethernet pads short frames past it.
+	total := int(binary.BigEndian.Uint16(net[2:])) // IPv4 total length
+	if net[0]>>4 == 6 {
+		total = 40 + int(binary.BigEndian.Uint16(net[4:])) // IPv6 payload length
+	}
+	if total <= len(net) && total >= ipLen+8+BTHLen+ICRCLen {
+		net = net[:total]
 	}
 	ip, udp, ib := net[:ipLen], net[ipLen:ipLen+8], net[ipLen+8:len(net)-ICRCLen]
 	if ipLen == 40 && net[0]>>4 == 6 {

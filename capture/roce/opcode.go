@@ -122,13 +122,17 @@ var ops = [32]opInfo{
 var opValid = [8]uint32{
 	TransportRC:  rcOps,
 	TransportUC:  1<<OpSendFirst | 1<<OpSendMiddle | 1<<OpSendLast | 1<<OpSendLastImm | 1<<OpSendOnly | 1<<OpSendOnlyImm | 1<<OpWriteFirst | 1<<OpWriteMiddle | 1<<OpWriteLast | 1<<OpWriteLastImm | 1<<OpWriteOnly | 1<<OpWriteOnlyImm,
-	TransportRD:  1<<(OpResync+1) - 1, // 0x00..0x15
+	TransportRD:  rdOps,
 	TransportUD:  1<<OpSendOnly | 1<<OpSendOnlyImm,
 	TransportCNP: 1 << opCNP,
 	TransportXRC: rcOps,
 }
 
 const rcOps = 1<<(OpFetchAdd+1) - 1 | 1<<OpSendLastInvalidate | 1<<OpSendOnlyInvalidate | 1<<OpFlush | 1<<OpAtomicWrite
+
+// rdOps is 0x00..0x15 (with RESYNC) plus FLUSH (Linux ib_pack.h has
+// IB_OPCODE_RD_FLUSH) and ATOMIC WRITE (Wireshark's RD_ATOMIC_WRITE, 0x5d).
+const rdOps = 1<<(OpResync+1) - 1 | 1<<OpFlush | 1<<OpAtomicWrite
 
 // opcodeTable is the flattened, precomputed view used on the hot path.
 var opcodeTable [256]opInfo

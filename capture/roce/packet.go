@@ -1,5 +1,7 @@
 package roce
 
+import "fmt"
+
 // Packet is the InfiniBand transport part of a RoCE packet: the BTH, the
 // extended headers its opcode requires, payload, pad and ICRC. It is decoded
 // in one pass into a reusable value, without allocating.
@@ -50,10 +52,11 @@ func (p *Packet) Decode(data []byte, wireLen int) error {
 		data = data[:wireLen] // Ethernet padding after a short frame
 	}
 	if len(data) < BTHLen {
-		if truncated {
+		if truncated && wireLen >= BTHLen+ICRCLen {
 			return ErrTruncated
 		}
-		return errShort(0, BTHLen, len(data))
+		// Too short whatever the opcode: no BTH and ICRC fit in wireLen.
+		return fmt.Errorf("%w: %d bytes, a BTH and ICRC need %d", ErrTooShort, wireLen, BTHLen+ICRCLen)
 	}
 	p.BTH.Decode(data)
 	op := p.BTH.Opcode

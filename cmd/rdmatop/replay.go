@@ -84,4 +84,3 @@ func printSummary(w io.Writer, s *capture.Summary, asJSON bool) error {
 	}
 	return capture.WriteReport(w, s, capture.ReportOptions{})
 }
-
