@@ -23,3 +23,4 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPacketDecode -fuzztime 60s ./capture/roce/
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime 60s ./capture/
+	$(GO) test -run '^$$' -fuzz FuzzFileSource -fuzztime 60s ./capture/

@@ -66,9 +66,19 @@ func OpenFile(path string) (*FileSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &FileSource{Path: path, f: f}
-	if err := s.open(); err != nil {
+	s, err := NewReaderSource(path, f)
+	if err != nil {
 		f.Close()
+		return nil, err
+	}
+	s.f = f
+	return s, nil
+}
+
+// NewReaderSource reads a capture from r; name is used in messages.
+func NewReaderSource(name string, r io.Reader) (*FileSource, error) {
+	s := &FileSource{Path: name}
+	if err := s.open(r); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -80,9 +90,8 @@ const (
 	magicPcapNGBlock = 0x0a0d0d0a
 )
 
-func (s *FileSource) open() error {
-	var r io.Reader = bufio.NewReaderSize(s.f, 1<<20)
-	br := r.(*bufio.Reader)
+func (s *FileSource) open(r io.Reader) error {
+	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(4)
 	if len(head) < 2 {
 		if err == nil || err == io.EOF {
@@ -195,5 +204,10 @@ func (s *FileSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 	return data, ci, link, nil
 }
 
-// Close closes the file.
-func (s *FileSource) Close() error { return s.f.Close() }
+// Close closes the file (a no-op for NewReaderSource).
+func (s *FileSource) Close() error {
+	if s.f == nil {
+		return nil
+	}
+	return s.f.Close()
+}
