@@ -247,6 +247,7 @@ func addTotals(t *Totals, f *Flow) {
 	t.GoBackN += f.goBackN
 	t.OutOfOrder += f.outOfOrder
 	t.ACKs += f.acks
+	t.ZeroCreditACKs += f.zeroCreditACKs
 	t.NAKs.add(f.naks)
 	t.CNPs += f.cnpsCarried
 	t.ECN.NotECT += f.ecn.NotECT
@@ -282,6 +283,11 @@ func flowSummary(f *Flow) FlowSummary {
 	}
 	if f.peer != nil {
 		fs.PeerID = f.peer.id
+	}
+	fs.ZeroCreditACKs = f.zeroCreditACKs
+	if f.hasCredits {
+		c := f.lastCredits
+		fs.LastACKCredits = &c
 	}
 	if f.hasNAK {
 		v := f.lastNAKPSN

@@ -37,21 +37,25 @@ type Flow struct {
 	// responses it returns.
 	gaps, missing, retrans, goBackN, outOfOrder uint64
 
-	acks        uint64
-	naks        NAKCounts
-	lastNAKPSN  uint32
-	hasNAK      bool
-	cnps        uint64 // CNPs credited to this flow (it is the one throttled)
-	cnpsCarried uint64 // CNP packets with this flow's key
-	ecn         ECNCounts
-	becn, fecn  uint64
-	dscp        uint8
-	vlan        bool
-	vlanID      uint16
-	pcp         uint8
-	icrcOK      uint64
-	icrcBad     uint64
-	icrcUnver   uint64
+	acks uint64
+	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
+	lastCredits    int
+	hasCredits     bool
+	zeroCreditACKs uint64
+	naks           NAKCounts
+	lastNAKPSN     uint32
+	hasNAK         bool
+	cnps           uint64 // CNPs credited to this flow (it is the one throttled)
+	cnpsCarried    uint64 // CNP packets with this flow's key
+	ecn            ECNCounts
+	becn, fecn     uint64
+	dscp           uint8
+	vlan           bool
+	vlanID         uint16
+	pcp            uint8
+	icrcOK         uint64
+	icrcBad        uint64
+	icrcUnver      uint64
 
 	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
 	rtt  *rttHist

@@ -100,6 +100,7 @@ type Totals struct {
 	GoBackN              uint64    `json:"go_back_n"`
 	OutOfOrder           uint64    `json:"out_of_order"`
 	ACKs                 uint64    `json:"acks"`
+	ZeroCreditACKs       uint64    `json:"zero_credit_acks"`
 	NAKs                 NAKCounts `json:"naks"`
 	CNPs                 uint64    `json:"cnps"`
 	ECN                  ECNCounts `json:"ecn"`
@@ -139,6 +140,8 @@ type FlowSummary struct {
 	GoBackN              uint64        `json:"go_back_n"`
 	OutOfOrder           uint64        `json:"out_of_order"`
 	ACKs                 uint64        `json:"acks"`
+	LastACKCredits       *int          `json:"last_ack_credits,omitempty"`
+	ZeroCreditACKs       uint64        `json:"zero_credit_acks"`
 	NAKs                 NAKCounts     `json:"naks"`
 	LastNAKPSN           *uint32       `json:"last_nak_psn,omitempty"`
 	CNPs                 uint64        `json:"cnps"`

@@ -514,6 +514,14 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 		case roce.AckTypeACK:
 			if op == roce.OpAcknowledge || op == roce.OpAtomicAcknowledge {
 				f.acks++
+				// Credits advertise the responder's posted receive WQEs;
+				// zero is the step before RNR NAKs.
+				if c, ok := a.Credits(); ok {
+					f.lastCredits, f.hasCredits = c, true
+					if c == 0 {
+						f.zeroCreditACKs++
+					}
+				}
 			}
 			if req != nil {
 				t.acked(req, f, psn, ts)

@@ -14,7 +14,7 @@ func TestHeaderSerializeToMatchesEncode(t *testing.T) {
 	p := Packet{
 		BTH:   BTH{Opcode: 0x4b, PKey: 0xffff, DestQP: 0x123456, AckReq: true, PSN: 0xabcdef}, // RD RDMA_WRITE_ONLY_WITH_IMMEDIATE
 		RDETH: RDETH{EEContext: 0x00aabb}, DETH: DETH{QKey: 0x11111111, SrcQP: 0x22},
-		RETH:  RETH{VA: 0x1122334455667788, RKey: 0x99, DMALength: 4}, ImmDt: ImmDt{Data: 0xdeadbeef},
+		RETH: RETH{VA: 0x1122334455667788, RKey: 0x99, DMALength: 4}, ImmDt: ImmDt{Data: 0xdeadbeef},
 		Payload: []byte{1, 2, 3, 4},
 	}
 	want := make([]byte, p.Len())
