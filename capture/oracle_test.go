@@ -26,7 +26,7 @@ import (
 func oracleCaptures(t *testing.T) []string {
 	var files []string
 	for _, pat := range []string{"../testdata/pcaps/*.pcap", "../testdata/pcaps/*.pcapng",
-		"../testdata/rxe/pcap/*.pcap", "../testdata/rxe/faults/*/capture.pcap"} {
+		"../testdata/rxe/pcap/*.pcap", "../testdata/rxe/faults/*/capture.pcap", "../testdata/scenarios/*.pcap"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			t.Fatal(err)
