@@ -1,0 +1,141 @@
+package rdmanl
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CommFunc returns the command name of a process, as /proc/PID/comm says.
+type CommFunc func(pid uint32) (string, bool)
+
+// Client runs nldev requests over a Conn and parses the answers. It holds
+// no state between calls.
+type Client struct {
+	Conn Conn
+	// Comm, if set, fills QP.Comm for user QPs.
+	Comm CommFunc
+}
+
+func (c *Client) do(req []byte) ([][]byte, error) {
+	if c.Conn == nil {
+		return nil, errors.New("rdma netlink: no connection")
+	}
+	return c.Conn.Execute(req)
+}
+
+// Devices lists every RDMA device visible in the caller's network namespace.
+func (c *Client) Devices() ([]Device, error) {
+	r, err := c.do(DevDumpRequest())
+	if err != nil {
+		return nil, err
+	}
+	return ParseDevices(r)
+}
+
+// Ports lists the ports of one device (PORT_GET dump).
+func (c *Client) Ports(dev uint32) ([]Port, error) {
+	r, err := c.do(PortDumpRequest(dev))
+	if err != nil {
+		return nil, err
+	}
+	return ParsePorts(r)
+}
+
+// Port reads one port (PORT_GET, as rdma link show does).
+func (c *Client) Port(dev, port uint32) (Port, error) {
+	r, err := c.do(PortGetRequest(dev, port))
+	if err != nil {
+		return Port{}, err
+	}
+	ps, err := ParsePorts(r)
+	if err != nil {
+		return Port{}, err
+	}
+	if len(ps) != 1 {
+		return Port{}, fmt.Errorf("rdma netlink PORT_GET %d/%d: %d ports in the reply", dev, port, len(ps))
+	}
+	return ps[0], nil
+}
+
+// QPs dumps the QPs of one device and fills Comm for user QPs.
+func (c *Client) QPs(dev uint32) ([]QP, error) {
+	r, err := c.do(QPDumpRequest(dev, 0))
+	if err != nil {
+		return nil, err
+	}
+	qps, err := ParseQPs(r)
+	if err != nil {
+		return nil, err
+	}
+	if c.Comm != nil {
+		for i := range qps {
+			if qps[i].HasPID {
+				qps[i].Comm, _ = c.Comm(qps[i].PID)
+			}
+		}
+	}
+	return qps, nil
+}
+
+// PortStats reads the default hardware counters of one port.
+func (c *Client) PortStats(dev, port uint32) (PortStats, error) {
+	r, err := c.do(StatGetRequest(dev, port))
+	if err != nil {
+		return PortStats{}, err
+	}
+	ss, err := ParseStats(r)
+	if err != nil {
+		return PortStats{}, err
+	}
+	if len(ss) != 1 {
+		return PortStats{}, fmt.Errorf("rdma netlink STAT_GET %d/%d: %d replies", dev, port, len(ss))
+	}
+	return ss[0], nil
+}
+
+// Sys reads the subsystem settings (monitor support among them).
+func (c *Client) Sys() (SysInfo, error) {
+	r, err := c.do(SysGetRequest())
+	if err != nil {
+		return SysInfo{}, err
+	}
+	return ParseSys(r)
+}
+
+// Sample is one tick of RDMA netlink: devices, their ports and QPs.
+type Sample struct {
+	Devices []Device `json:"devices"`
+	Ports   []Port   `json:"ports"`
+	QPs     []QP     `json:"qps"`
+}
+
+// Sample lists the devices, then reads each port (PORT_GET per port, as
+// rdma link does) and dumps the QPs of each device. A device
+// that fails (for instance one removed between the listing and its dump)
+// is left out and its error joined to err; the others are kept. An error
+// listing the devices returns an empty sample.
+func (c *Client) Sample() (Sample, error) {
+	var s Sample
+	devs, err := c.Devices()
+	if err != nil {
+		return s, err
+	}
+	s.Devices = devs
+	var errs []error
+	for _, d := range devs {
+		for p := uint32(1); p <= d.NumPorts; p++ {
+			port, err := c.Port(d.Index, p)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s/%d: %w", d.Name, p, err))
+				continue
+			}
+			s.Ports = append(s.Ports, port)
+		}
+		qps, err := c.QPs(d.Index)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s qps: %w", d.Name, err))
+		}
+		s.QPs = append(s.QPs, qps...)
+	}
+	return s, errors.Join(errs...)
+}

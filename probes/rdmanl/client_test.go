@@ -1,0 +1,175 @@
+package rdmanl
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// A Client over the recorded exchanges of `rdma link` and `rdma res show
+// qp` (job C, QPs up) sends exactly rdma's requests, so Replay answers
+// every one of them from the capture.
+func fixtureReplay(t *testing.T, dirs ...string) *Replay {
+	t.Helper()
+	var ex []Exchange
+	for _, d := range dirs {
+		ex = append(ex, exchanges(t, d)...)
+	}
+	return NewReplay(ex)
+}
+
+// procFromJSON is a /proc holding the comm rdma printed for each PID.
+func procFromJSON(objs []map[string]any) fstest.MapFS {
+	proc := fstest.MapFS{}
+	for _, o := range objs {
+		if pid, ok := num(o, "pid"); ok {
+			c, _ := str(o, "comm")
+			proc[fmt.Sprintf("%d/comm", pid)] = &fstest.MapFile{Data: []byte(c + "\n")}
+		}
+	}
+	return proc
+}
+
+func TestClientSample(t *testing.T) {
+	want := rdmaJSON(t, "netlink", "res_show_qp", "rdma-output.json")
+	c := &Client{
+		Conn: fixtureReplay(t, "link", "res_show_qp"),
+		Comm: CommFromProc(procFromJSON(want)),
+	}
+	s, err := c.Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Devices) != 2 || len(s.Ports) != 2 || len(s.QPs) != 10 {
+		t.Fatalf("sample: %d devices, %d ports, %d QPs", len(s.Devices), len(s.Ports), len(s.QPs))
+	}
+	for i, p := range s.Ports {
+		checkPort(t, "sample", p, rdmaJSON(t, "netlink", "link", "rdma-output.json")[i])
+	}
+	// Sample's QPs come from the port-0 dumps; rdma printed the port-1
+	// dumps a moment later (PSNs moved). Everything else, comm included,
+	// matches.
+	for i, q := range s.QPs {
+		checkQP(t, "sample", q, want[i], false)
+		if c, _ := str(want[i], "comm"); q.Owner() != c {
+			t.Errorf("%s/%d: owner %q, rdma says %q", q.Dev, q.LQPN, q.Owner(), c)
+		}
+	}
+	if s.QPs[0].Comm != "ib_send_bw" || s.QPs[0].PID != 212 {
+		t.Errorf("first QP: %+v", s.QPs[0])
+	}
+}
+
+// What a recorder stores per tick replays to the same sample, also after
+// a JSON round trip (how a bundle keeps it).
+func TestRecordReplay(t *testing.T) {
+	rec := &Recorder{Conn: fixtureReplay(t, "link", "res_show_qp")}
+	live, err := (&Client{Conn: rec}).Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := rec.Take()
+	if len(ex) != 1+2+2 { // dev dump, 2 port gets, 2 QP dumps
+		t.Fatalf("%d exchanges", len(ex))
+	}
+	if len(rec.Take()) != 0 {
+		t.Fatal("Take did not reset")
+	}
+	b, err := json.Marshal(ex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []Exchange
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	again, err := (&Client{Conn: NewReplay(back)}).Sample()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(live)
+	z, _ := json.Marshal(again)
+	if string(a) != string(z) {
+		t.Errorf("replay differs:\n%s\n%s", a, z)
+	}
+	// A request the recording lacks.
+	if _, err := (&Client{Conn: NewReplay(back)}).PortStats(0, 1); !errors.Is(err, ErrNotRecorded) {
+		t.Errorf("unrecorded: %v", err)
+	}
+}
+
+type failConn struct{ err error }
+
+func (f failConn) Execute([]byte) ([][]byte, error) { return nil, f.err }
+
+// A host without RDMA netlink, recorded and replayed: still "not supported".
+func TestRecordNotSupported(t *testing.T) {
+	rec := &Recorder{Conn: failConn{fmt.Errorf("%w: the kernel has no RDMA netlink (ib_core not loaded)", probes.ErrNotSupported)}}
+	if _, err := (&Client{Conn: rec}).Sample(); !errors.Is(err, probes.ErrNotSupported) {
+		t.Fatalf("live: %v", err)
+	}
+	ex := rec.Take()
+	if len(ex) != 1 || ex[0].Status == nil || ex[0].Status.State != probes.StateNotSupported {
+		t.Fatalf("recorded: %+v", ex)
+	}
+	_, err := (&Client{Conn: NewReplay(ex)}).Sample()
+	if !errors.Is(err, probes.ErrNotSupported) || !strings.Contains(err.Error(), "ib_core") {
+		t.Errorf("replayed: %v", err)
+	}
+	if _, err := (&Client{}).Devices(); err == nil {
+		t.Error("client without a Conn")
+	}
+}
+
+// A device removed between the listing and its QP dump: the kernel ends
+// the dump with -EINVAL in NLMSG_DONE. The other device's QPs are kept.
+func TestSampleDeviceGone(t *testing.T) {
+	ex := append(exchanges(t, "link"), exchanges(t, "res_show_qp")...)
+	for i := range ex {
+		if string(SetSeq(ex[i].Request, 0)) == string(QPDumpRequest(1, 0)) {
+			ex[i].Replies = [][]byte{msg(nlmsgDone, flagMulti, negErrno(22))}
+		}
+	}
+	s, err := (&Client{Conn: NewReplay(ex)}).Sample()
+	var ne *Error
+	if !errors.As(err, &ne) || ne.Errno != EINVAL || !strings.Contains(err.Error(), "rxe1 qps") {
+		t.Fatalf("error: %v", err)
+	}
+	if len(s.QPs) != 5 || s.QPs[0].Dev != "rxe0" || len(s.Ports) != 2 {
+		t.Errorf("kept: %d QPs, %d ports", len(s.QPs), len(s.Ports))
+	}
+}
+
+func TestClientSingle(t *testing.T) {
+	c := &Client{Conn: fixtureReplay(t, "statistic_show", "link")}
+	st, err := c.PortStats(1, 1)
+	if err != nil || st.Dev != "rxe1" || st.Map()["duplicate_request"] != 170 {
+		t.Errorf("stats: %+v %v", st, err)
+	}
+	p, err := c.Port(0, 1)
+	if err != nil || p.Netdev != "veth0" || p.NetdevIndex != 3 {
+		t.Errorf("port: %+v %v", p, err)
+	}
+	// Not in the capture: the PORT_GET dump and SYS_GET.
+	if _, err := c.Ports(0); !errors.Is(err, ErrNotRecorded) {
+		t.Errorf("ports: %v", err)
+	}
+	if _, err := c.Sys(); !errors.Is(err, ErrNotRecorded) {
+		t.Errorf("sys: %v", err)
+	}
+}
+
+func TestCommFromProc(t *testing.T) {
+	f := CommFromProc(fstest.MapFS{"7/comm": {Data: []byte("ib_write_bw\n")}})
+	if c, ok := f(7); !ok || c != "ib_write_bw" {
+		t.Errorf("%q %v", c, ok)
+	}
+	if _, ok := f(8); ok {
+		t.Error("missing pid found")
+	}
+}

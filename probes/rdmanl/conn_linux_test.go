@@ -1,0 +1,185 @@
+//go:build linux
+
+package rdmanl
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// ibCoreLoaded reports whether the kernel has RDMA netlink (ib_core).
+func ibCoreLoaded() bool {
+	_, err := os.Stat("/sys/module/ib_core")
+	return err == nil
+}
+
+// The real socket on this host. Our machines have no RDMA in their kernel:
+// socket(AF_NETLINK, SOCK_RAW, NETLINK_RDMA) fails with EPROTONOSUPPORT,
+// which must read as "not supported". On a host with ib_core it must work.
+func TestDialThisHost(t *testing.T) {
+	c, err := Dial(0)
+	if ibCoreLoaded() {
+		if err != nil {
+			t.Fatalf("ib_core is loaded but Dial failed: %v", err)
+		}
+		defer c.Close()
+		devs, err := (&Client{Conn: c}).Devices()
+		t.Logf("RDMA devices on this host: %+v (%v)", devs, err)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !errors.Is(err, probes.ErrNotSupported) || !errors.Is(err, unix.EPROTONOSUPPORT) {
+		t.Fatalf("no ib_core: Dial error %v, want ErrNotSupported wrapping EPROTONOSUPPORT", err)
+	}
+	if !strings.Contains(err.Error(), "the kernel has no RDMA netlink (ib_core not loaded)") {
+		t.Errorf("message: %q", err)
+	}
+	st := probes.StatusOf("rdma netlink", err)
+	if st.State != probes.StateNotSupported {
+		t.Errorf("status %+v", st)
+	}
+	t.Logf("status on this host: %+v", st)
+	if _, err := DialMonitor(); !errors.Is(err, probes.ErrNotSupported) {
+		t.Errorf("DialMonitor: %v", err)
+	}
+}
+
+// Execute's send/receive loop on a real netlink socket. With no RDMA
+// netlink here, it is driven over NETLINK_ROUTE, which frames dumps,
+// acknowledgements and errors the same way.
+func TestExecuteOverRouteNetlink(t *testing.T) {
+	fd, err := openSocket(unix.NETLINK_ROUTE, 0, 0)
+	if err != nil {
+		t.Skipf("no NETLINK_ROUTE socket: %v", err)
+	}
+	c := &LinuxConn{fd: fd}
+	defer c.Close()
+
+	ifinfo := make([]byte, 16) // struct ifinfomsg, AF_UNSPEC
+	req := func(flags uint16, index int32) []byte {
+		le.PutUint32(ifinfo[4:], uint32(index))
+		b := make([]byte, nlmsgHdrLen, nlmsgHdrLen+16)
+		le.PutUint32(b, nlmsgHdrLen+16)
+		le.PutUint16(b[4:], unix.RTM_GETLINK)
+		le.PutUint16(b[6:], flags)
+		return append(b, ifinfo...)
+	}
+	check := func(name string, replies [][]byte, wantEnd uint16) []Message {
+		t.Helper()
+		var all []Message
+		for _, buf := range replies {
+			ms, err := SplitMessages(buf)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			all = append(all, ms...)
+		}
+		if len(all) == 0 || all[len(all)-1].Type != wantEnd {
+			t.Fatalf("%s: %d messages, last not type %d", name, len(all), wantEnd)
+		}
+		for _, m := range all {
+			if m.Seq != c.seq {
+				t.Errorf("%s: message with seq %d, request had %d", name, m.Seq, c.seq)
+			}
+		}
+		return all
+	}
+	// A dump ends with NLMSG_DONE.
+	r, err := c.Execute(req(dumpFlags, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := check("dump", r, nlmsgDone)
+	if len(msgs) < 2 || msgs[0].Type != unix.RTM_NEWLINK {
+		t.Errorf("dump: %d messages", len(msgs))
+	}
+	// A get of lo (index 1) ends with the ACK.
+	r, err = c.Execute(req(getFlags, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs = check("get", r, nlmsgError)
+	if msgs[0].Type != unix.RTM_NEWLINK || le.Uint32(msgs[len(msgs)-1].Payload) != 0 {
+		t.Errorf("get: not NEWLINK + ACK")
+	}
+	// A get of a missing interface: the kernel's error arrives as bytes.
+	r, err = c.Execute(req(getFlags, 1<<30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs = check("missing", r, nlmsgError)
+	if e := ackError(CmdGet, msgs[0]); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
+		t.Errorf("missing link: %v", e)
+	}
+	// Closed.
+	c.Close()
+	if _, err := c.Execute(req(getFlags, 1)); err == nil {
+		t.Error("Execute after Close")
+	}
+}
+
+// Monitor's receive loop on a real multicast socket (NETLINK_ROUTE link
+// group, since there is no RDMA netlink here): Close wakes a pending
+// Receive.
+func TestMonitorCloseWakesReceive(t *testing.T) {
+	m, err := dialGroups(unix.NETLINK_ROUTE, unix.RTMGRP_LINK)
+	if err != nil {
+		t.Skipf("no NETLINK_ROUTE socket: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Receive()
+		done <- err
+	}()
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; !errors.Is(err, os.ErrClosed) {
+		t.Errorf("Receive after Close: %v", err)
+	}
+}
+
+// Receive returns whole datagrams: a monitor message sent to the socket
+// (user-to-user unicast, NETLINK_ROUTE, root only) comes back intact and
+// parses.
+func TestMonitorReceive(t *testing.T) {
+	m, err := dialGroups(unix.NETLINK_ROUTE, 0)
+	if err != nil {
+		t.Skipf("no NETLINK_ROUTE socket: %v", err)
+	}
+	defer m.Close()
+	rc, _ := m.f.SyscallConn()
+	var sa unix.Sockaddr
+	rc.Control(func(fd uintptr) { sa, err = unix.Getsockname(int(fd)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := sa.(*unix.SockaddrNetlink).Pid
+	sender, err := openSocket(unix.NETLINK_ROUTE, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(sender)
+	ev := msg(MsgType(CmdMonitor), 0, tlv(attrEventType, []byte{byte(EventNetdevAttach)}),
+		tlv(attrDevIndex, u32b(0)), tlv(attrDevName, strb("rxe0")), tlv(attrPortIndex, u32b(1)),
+		tlv(attrNdevIndex, u32b(3)), tlv(attrNdevName, strb("veth0")))
+	if err := unix.Sendto(sender, ev, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Pid: pid}); err != nil {
+		t.Skipf("user-to-user netlink unicast refused here: %v", err)
+	}
+	buf, err := m.Receive()
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := ParseMonitor(buf)
+	if err != nil || len(evs) != 1 || evs[0].String() != "[NETDEV_ATTACH] dev 0 rxe0 port 1 netdev 3 veth0" {
+		t.Errorf("received %v %v", evs, err)
+	}
+}

@@ -1,0 +1,41 @@
+//go:build !linux
+
+package rdmanl
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// DefaultTimeout bounds the wait for each reply buffer.
+const DefaultTimeout = 5 * time.Second
+
+// LinuxConn exists only on Linux.
+type LinuxConn struct{}
+
+// Dial reports that RDMA netlink is Linux-only.
+func Dial(time.Duration) (*LinuxConn, error) {
+	return nil, fmt.Errorf("%w: RDMA netlink is Linux-only", probes.ErrNotSupported)
+}
+
+// Execute is never reached: Dial fails.
+func (*LinuxConn) Execute([]byte) ([][]byte, error) { return nil, probes.ErrNotSupported }
+
+// Close does nothing.
+func (*LinuxConn) Close() error { return nil }
+
+// Monitor exists only on Linux.
+type Monitor struct{}
+
+// DialMonitor reports that RDMA netlink is Linux-only.
+func DialMonitor() (*Monitor, error) {
+	return nil, fmt.Errorf("%w: RDMA netlink is Linux-only", probes.ErrNotSupported)
+}
+
+// Receive is never reached: DialMonitor fails.
+func (*Monitor) Receive() ([]byte, error) { return nil, probes.ErrNotSupported }
+
+// Close does nothing.
+func (*Monitor) Close() error { return nil }

@@ -1,0 +1,191 @@
+package rdmanl
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// msg builds one netlink message (test helper).
+func msg(typ, flags uint16, payload ...[]byte) []byte {
+	var p []byte
+	for _, b := range payload {
+		p = append(p, b...)
+	}
+	b := make([]byte, nlmsgHdrLen, nlmsgHdrLen+len(p))
+	le.PutUint32(b, uint32(nlmsgHdrLen+len(p)))
+	le.PutUint16(b[4:], typ)
+	le.PutUint16(b[6:], flags)
+	le.PutUint32(b[8:], 42)
+	return append(b, p...)
+}
+
+// tlv builds one attribute, padded.
+func tlv(typ uint16, data ...[]byte) []byte {
+	var d []byte
+	for _, b := range data {
+		d = append(d, b...)
+	}
+	b := make([]byte, nlaHdrLen, align4(nlaHdrLen+len(d)))
+	le.PutUint16(b, uint16(nlaHdrLen+len(d)))
+	le.PutUint16(b[2:], typ)
+	b = append(b, d...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
+}
+
+func u32b(v uint32) []byte { b := make([]byte, 4); le.PutUint32(b, v); return b }
+func u64b(v uint64) []byte { b := make([]byte, 8); le.PutUint64(b, v); return b }
+func strb(s string) []byte { return append([]byte(s), 0) }
+
+// negErrno is -n as the 4 bytes of a C int.
+func negErrno(n int32) []byte { return u32b(uint32(-n)) }
+
+func nlerr(errno int32, flags uint16, extra ...[]byte) []byte {
+	orig := DevGetRequest(0)[:nlmsgHdrLen] // capped: header only
+	return msg(nlmsgError, flags, append([][]byte{u32b(uint32(-errno)), orig}, extra...)...)
+}
+
+func TestKernelErrors(t *testing.T) {
+	// EPERM: permission, naming the capability nldev checks.
+	_, err := ParseQPs([][]byte{nlerr(1, flagCapped)})
+	var pe *probes.PermissionError
+	if !errors.As(err, &pe) || pe.What != "CAP_NET_ADMIN" || !errors.Is(err, os.ErrPermission) {
+		t.Errorf("EPERM: %v", err)
+	}
+	if st := probes.StatusOf("rdma netlink qp", err); st.State != probes.StatePermissionDenied || !strings.Contains(st.Detail, "CAP_NET_ADMIN") {
+		t.Errorf("EPERM status: %+v", st)
+	}
+	// EOPNOTSUPP: not supported by this kernel.
+	_, err = ParseStats([][]byte{nlerr(95, flagCapped)})
+	if !errors.Is(err, probes.ErrNotSupported) {
+		t.Errorf("EOPNOTSUPP: %v", err)
+	}
+	if st := probes.StatusOf("rdma netlink stat", err); st.State != probes.StateNotSupported {
+		t.Errorf("EOPNOTSUPP status: %+v", st)
+	}
+	// EINVAL with an extended ack message, request capped.
+	_, err = ParsePorts([][]byte{nlerr(22, flagCapped|flagAckTLVs, tlv(nlmsgerrAttrMsg, strb("no such port")))})
+	var ne *Error
+	if !errors.As(err, &ne) || ne.Errno != EINVAL || ne.Msg != "no such port" || ne.Cmd != "PORT_GET" {
+		t.Errorf("EINVAL: %#v", err)
+	}
+	if errors.Is(err, probes.ErrNotSupported) || errors.Is(err, os.ErrPermission) {
+		t.Errorf("EINVAL classified as %v", err)
+	}
+	if runtime.GOOS == "linux" && !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("EINVAL does not match syscall.EINVAL")
+	}
+	if probes.StatusOf("x", err).State != probes.StateFailed {
+		t.Errorf("EINVAL status: %+v", probes.StatusOf("x", err))
+	}
+	// Extended ack after an uncapped (echoed) request.
+	req := DevGetRequest(3)
+	uncapped := msg(nlmsgError, flagAckTLVs, negErrno(19), req, tlv(nlmsgerrAttrMsg, strb("gone")))
+	_, err = ParseDevices([][]byte{uncapped})
+	if !errors.As(err, &ne) || ne.Errno != ENODEV || ne.Msg != "gone" {
+		t.Errorf("uncapped: %v", err)
+	}
+	if !strings.Contains(err.Error(), "rdma netlink GET: no such device: gone") {
+		t.Errorf("text: %q", err.Error())
+	}
+	// A failed dump: the errno is in NLMSG_DONE (how res_get_common_dumpit
+	// reports a device index that vanished).
+	_, err = ParseQPs([][]byte{msg(nlmsgDone, flagMulti, negErrno(22))})
+	if !errors.As(err, &ne) || ne.Errno != EINVAL || ne.Cmd != "RES_QP_GET" {
+		t.Errorf("DONE errno: %v", err)
+	}
+	// An ACK (error 0) ends a get; messages before it are kept.
+	port := msg(MsgType(CmdGet), 0, tlv(attrDevIndex, u32b(0)), tlv(attrPortIndex, u32b(1)), tlv(attrPortState, []byte{1}))
+	ps, err := ParsePorts([][]byte{port, nlerr(0, flagCapped)})
+	if err != nil || len(ps) != 1 || ps[0].State != PortDown {
+		t.Errorf("ack: %v %v", ps, err)
+	}
+	// Overrun.
+	if _, err = ParseQPs([][]byte{msg(nlmsgOverrun, 0)}); err == nil {
+		t.Error("overrun accepted")
+	}
+	// Replies without an end: incomplete.
+	if _, err = ParsePorts([][]byte{port}); !errors.Is(err, errIncomplete) {
+		t.Errorf("no end: %v", err)
+	}
+	if _, err = ParseQPs(nil); !errors.Is(err, errIncomplete) {
+		t.Errorf("nothing: %v", err)
+	}
+	// Unknown errno text.
+	if s := Errno(200).Error(); s != "errno 200" {
+		t.Errorf("Errno(200) = %q", s)
+	}
+}
+
+// Attributes this package does not know, the u64 pad attribute, nested
+// tables flagged NLA_F_NESTED or not, NOOP messages and messages of other
+// types are all skipped; only the known fields change the result.
+func TestUnknownSkipped(t *testing.T) {
+	const nested = 0x8000
+	entry := tlv(attrResQPEntry|nested,
+		tlv(attrResLQPN, u32b(0x12)),
+		tlv(250, strb("from the future")), // unknown
+		tlv(attrPad),                      // 64-bit pad, empty
+		tlv(attrResType, []byte{2}),
+		tlv(attrResState, []byte{6}),
+		tlv(attrResSQPSN, u32b(7)),
+		tlv(attrResPID, u32b(99)),
+		tlv(52, tlv(53, tlv(54, strb("sq_wqe_idx")), tlv(57, u32b(3)))), // driver table
+	)
+	body := [][]byte{
+		tlv(attrDevIndex, u32b(4)),
+		tlv(300, u64b(1)),
+		tlv(attrDevName, strb("mlx5_2")),
+		tlv(attrResQP, entry, tlv(999, u32b(0))),
+	}
+	bufs := [][]byte{
+		append(msg(nlmsgNoop, 0), msg(0x1499, 0, tlv(1, u32b(0)))...),
+		msg(MsgType(CmdResQPGet), flagMulti, body...),
+		msg(nlmsgDone, flagMulti, u32b(0)),
+	}
+	qps, err := ParseQPs(bufs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := QP{DevIndex: 4, Dev: "mlx5_2", LQPN: 0x12, Type: QPTypeRC, State: QPErr, SQPSN: 7, PID: 99, HasPID: true}
+	if len(qps) != 1 || qps[0] != want {
+		t.Fatalf("got %+v\nwant %+v", qps, want)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	good := fixture(t, "netlink", "res_show_qp", "08-recv.bin")
+	done := fixture(t, "netlink", "res_show_qp", "09-recv.bin")
+	// Cut anywhere: an error, never a panic and never a silent success
+	// with a wrong count.
+	for n := 0; n < len(good); n++ {
+		qps, err := ParseQPs([][]byte{good[:n], done})
+		if err == nil && n != 0 {
+			t.Errorf("cut at %d accepted: %d QPs", n, len(qps))
+		}
+	}
+	// An attribute whose length runs past its table.
+	bad := append([]byte(nil), good...)
+	le.PutUint16(bad[nlmsgHdrLen+8+12:], 0xfff0) // RES_QP table length
+	if _, err := ParseQPs([][]byte{bad, done}); err == nil {
+		t.Error("oversized attribute accepted")
+	}
+	// A u32 attribute with 2 bytes.
+	short := msg(MsgType(CmdGet), 0, tlv(attrDevIndex, []byte{1, 0}))
+	if _, err := ParseDevices([][]byte{short, msg(nlmsgDone, flagMulti, u32b(0))}); err == nil {
+		t.Error("short u32 accepted")
+	}
+	// A QP entry without LQPN.
+	noLQPN := msg(MsgType(CmdResQPGet), 0, tlv(attrResQP, tlv(attrResQPEntry, tlv(attrResType, []byte{2}), tlv(attrResState, []byte{3}))))
+	if _, err := ParseQPs([][]byte{noLQPN, msg(nlmsgDone, 0)}); err == nil {
+		t.Error("QP without LQPN accepted")
+	}
+}

@@ -1,0 +1,100 @@
+package rdmanl
+
+// Counter is one hardware counter.
+type Counter struct {
+	Name  string `json:"name"`
+	Value uint64 `json:"value"`
+}
+
+// PortStats are the default hardware counters of one port (STAT_GET), in
+// the order the driver lists them. Names are the sysfs hw_counters/ names
+// (without "lifespan"); values include the counters bound to QPs.
+type PortStats struct {
+	DevIndex uint32    `json:"dev_index"`
+	Dev      string    `json:"dev"`
+	Port     uint32    `json:"port"`
+	Counters []Counter `json:"counters"`
+}
+
+// Map returns the counters by name.
+func (s PortStats) Map() map[string]uint64 {
+	m := make(map[string]uint64, len(s.Counters))
+	for _, c := range s.Counters {
+		m[c.Name] = c.Value
+	}
+	return m
+}
+
+// ParseStats decodes the replies to StatGetRequest.
+func ParseStats(replies [][]byte) ([]PortStats, error) {
+	payloads, err := replyPayloads(replies, CmdStatGet)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PortStats, 0, len(payloads))
+	for _, p := range payloads {
+		s, err := parseStats(p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func parseStats(p []byte) (PortStats, error) {
+	var s PortStats
+	as, err := parseAttrs(p)
+	if err != nil {
+		return s, err
+	}
+	for _, a := range as {
+		switch a.typ {
+		case attrDevIndex:
+			s.DevIndex, err = a.u32()
+		case attrDevName:
+			s.Dev = a.str()
+		case attrPortIndex:
+			s.Port, err = a.u32()
+		case attrStatHWCounters:
+			s.Counters, err = parseHWCounters(s.Counters, a.data)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func parseHWCounters(out []Counter, b []byte) ([]Counter, error) {
+	entries, err := parseAttrs(b)
+	if err != nil {
+		return out, err
+	}
+	for _, e := range entries {
+		if e.typ != attrStatHWCntEntry {
+			continue
+		}
+		as, err := parseAttrs(e.data)
+		if err != nil {
+			return out, err
+		}
+		var c Counter
+		var named, valued bool
+		for _, a := range as {
+			switch a.typ {
+			case attrStatHWCntName:
+				c.Name, named = a.str(), true
+			case attrStatHWCntValue:
+				if c.Value, err = a.u64(); err != nil {
+					return out, err
+				}
+				valued = true
+			}
+		}
+		if named && valued {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

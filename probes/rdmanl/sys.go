@@ -1,0 +1,49 @@
+package rdmanl
+
+// SysInfo is the RDMA subsystem state from SYS_GET. Fields a kernel does
+// not send stay false.
+type SysInfo struct {
+	// NetnsShared is true when RDMA devices are shared by all network
+	// namespaces (the default), false in exclusive mode.
+	NetnsShared bool `json:"netns_shared"`
+	// MonitorSupported: the kernel sends monitor events (attribute 103,
+	// added in late 2024). Older kernels do not.
+	MonitorSupported bool `json:"monitor_supported"`
+	CopyOnFork       bool `json:"copy_on_fork"`
+	PrivilegedQKey   bool `json:"privileged_qkey"`
+}
+
+// ParseSys decodes the replies to SysGetRequest.
+func ParseSys(replies [][]byte) (SysInfo, error) {
+	var s SysInfo
+	payloads, err := replyPayloads(replies, CmdSysGet)
+	if err != nil {
+		return s, err
+	}
+	for _, p := range payloads {
+		as, err := parseAttrs(p)
+		if err != nil {
+			return s, err
+		}
+		for _, a := range as {
+			var v uint8
+			switch a.typ {
+			case attrNetnsMode, attrSysMonitorMode, attrCopyOnFork, attrPrivQKeyMode:
+				if v, err = a.u8(); err != nil {
+					return s, err
+				}
+			}
+			switch a.typ {
+			case attrNetnsMode:
+				s.NetnsShared = v != 0
+			case attrSysMonitorMode:
+				s.MonitorSupported = v != 0
+			case attrCopyOnFork:
+				s.CopyOnFork = v != 0
+			case attrPrivQKeyMode:
+				s.PrivilegedQKey = v != 0
+			}
+		}
+	}
+	return s, nil
+}
