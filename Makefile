@@ -18,9 +18,12 @@ demo: build
 	./bin/rdmatop replay testdata/rxe/pcap/lossy1.pcap --report
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./capture/...
+	$(GO) test -run '^$$' -bench . -benchmem ./capture/... ./probes/...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPacketDecode -fuzztime 60s ./capture/roce/
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime 60s ./capture/
 	$(GO) test -run '^$$' -fuzz FuzzFileSource -fuzztime 60s ./capture/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/rdmanl/
+	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime 60s ./probes/ethtool/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeLink -fuzztime 60s ./probes/rtnl/

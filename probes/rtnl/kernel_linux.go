@@ -1,0 +1,193 @@
+//go:build linux
+
+package rtnl
+
+import (
+	"errors"
+	"fmt"
+	"syscall"
+
+	"github.com/safchain/ethtool"
+	"github.com/vishvananda/netlink/nl"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// socketTimeout bounds one netlink exchange, so that a wedged kernel
+// cannot hold a sampler goroutine forever.
+const socketTimeout = 5 // seconds
+
+// Kernel reads links over one NETLINK_ROUTE socket (RTM_GETLINK, with the
+// request plumbing of github.com/vishvananda/netlink/nl) and their speed
+// over one ethtool socket (ETHTOOL_GSET, github.com/safchain/ethtool);
+// neither needs privileges. Both sockets belong to the network namespace
+// of the thread that called Open. The read methods are safe for concurrent
+// use; Close must not race with them.
+type Kernel struct {
+	sock *nl.SocketHandle
+	eth  *ethtool.Ethtool
+}
+
+var _ OS = (*Kernel)(nil)
+
+// Open opens the netlink and ethtool sockets.
+func Open() (*Kernel, error) {
+	s, err := nl.GetNetlinkSocketAt(netns.None(), netns.None(), unix.NETLINK_ROUTE)
+	if err != nil {
+		return nil, fmt.Errorf("rtnl: open netlink socket: %w", mapErrno(err))
+	}
+	tv := unix.Timeval{Sec: socketTimeout}
+	if err := s.SetSendTimeout(&tv); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("rtnl: netlink socket: %w", err)
+	}
+	if err := s.SetReceiveTimeout(&tv); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("rtnl: netlink socket: %w", err)
+	}
+	eth, err := ethtool.NewEthtool()
+	if err != nil {
+		s.Close()
+		return nil, fmt.Errorf("rtnl: open ethtool socket: %w", mapErrno(err))
+	}
+	return &Kernel{sock: &nl.SocketHandle{Socket: s}, eth: eth}, nil
+}
+
+// Close releases both sockets. It is safe to call more than once.
+func (k *Kernel) Close() error {
+	if k.sock != nil {
+		k.sock.Close()
+		k.sock = nil
+	}
+	if k.eth != nil {
+		k.eth.Close()
+		k.eth = nil
+	}
+	return nil
+}
+
+// Link is RTM_GETLINK by name (IFLA_IFNAME, or IFLA_ALT_IFNAME for names
+// of 16 bytes and more), plus the speed when the link is up.
+func (k *Kernel) Link(name string) (Link, error) {
+	if err := checkName(name); err != nil {
+		return Link{}, err
+	}
+	attr := unix.IFLA_IFNAME
+	if len(name) > unix.IFNAMSIZ-1 {
+		attr = unix.IFLA_ALT_IFNAME
+	}
+	req := k.request(0, 0)
+	req.AddData(nl.NewRtAttr(attr, nl.ZeroTerminated(name)))
+	return k.one(req, fmt.Sprintf("rtnl link %s", name))
+}
+
+// LinkByIndex is RTM_GETLINK by ifindex, plus the speed when the link is up.
+func (k *Kernel) LinkByIndex(index int) (Link, error) {
+	if err := checkIndex(index); err != nil {
+		return Link{}, err
+	}
+	return k.one(k.request(index, 0), fmt.Sprintf("rtnl link with ifindex %d", index))
+}
+
+// Links is an RTM_GETLINK dump, retried when a concurrent change
+// interrupts it.
+func (k *Kernel) Links() ([]Link, error) {
+	if k.sock == nil {
+		return nil, errClosed
+	}
+	var err error
+	for range 3 {
+		var msgs [][]byte
+		msgs, err = k.request(0, unix.NLM_F_DUMP).Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
+		if errors.Is(err, nl.ErrDumpInterrupted) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rtnl link dump: %w", mapErrno(err))
+		}
+		links := make([]Link, 0, len(msgs))
+		for _, m := range msgs {
+			l, err := DecodeLink(m)
+			if err != nil {
+				return nil, err
+			}
+			if err := k.addSpeed(&l); err != nil && !errors.Is(err, ErrNoDevice) {
+				return nil, err
+			}
+			links = append(links, l)
+		}
+		return links, nil
+	}
+	return nil, fmt.Errorf("rtnl link dump: interrupted three times by concurrent changes: %w", err)
+}
+
+var errClosed = errors.New("rtnl: use of closed Kernel")
+
+func (k *Kernel) request(index int, flags int) *nl.NetlinkRequest {
+	req := nl.NewNetlinkRequest(unix.RTM_GETLINK, flags)
+	if k.sock != nil {
+		req.Sockets = map[int]*nl.SocketHandle{unix.NETLINK_ROUTE: k.sock}
+	}
+	msg := nl.NewIfInfomsg(unix.AF_UNSPEC)
+	msg.Index = int32(index)
+	req.AddData(msg)
+	return req
+}
+
+// one executes a request for a single link.
+func (k *Kernel) one(req *nl.NetlinkRequest, what string) (Link, error) {
+	if k.sock == nil {
+		return Link{}, errClosed
+	}
+	msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
+	if err != nil {
+		return Link{}, fmt.Errorf("%s: %w", what, mapErrno(err))
+	}
+	if len(msgs) != 1 {
+		return Link{}, fmt.Errorf("%s: %d answers, want 1", what, len(msgs))
+	}
+	l, err := DecodeLink(msgs[0])
+	if err != nil {
+		return Link{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if err := k.addSpeed(&l); err != nil {
+		return Link{}, fmt.Errorf("%s: %w", what, err)
+	}
+	return l, nil
+}
+
+// addSpeed asks ethtool for the speed of a link that is up. Only a
+// vanished link is an error: a driver without link settings (lo, dummy)
+// or any other refusal leaves the speed absent.
+func (k *Kernel) addSpeed(l *Link) error {
+	if !l.Up() || k.eth == nil || len(l.Name) > unix.IFNAMSIZ-1 {
+		return nil
+	}
+	var cmd ethtool.EthtoolCmd
+	mbps, err := k.eth.CmdGet(&cmd, l.Name)
+	if err != nil {
+		if errors.Is(mapErrno(err), ErrNoDevice) {
+			return fmt.Errorf("speed of %s: %w", l.Name, ErrNoDevice)
+		}
+		return nil
+	}
+	l.SpeedMbps = linkSpeed(l, mbps, true)
+	return nil
+}
+
+// mapErrno turns an errno into the errors callers classify.
+func mapErrno(err error) error {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err
+	}
+	switch errno {
+	case syscall.ENODEV:
+		return fmt.Errorf("%w (%v)", ErrNoDevice, errno)
+	case syscall.EPERM, syscall.EACCES:
+		return &probes.PermissionError{What: "rtnetlink access", Err: err}
+	}
+	return err
+}
