@@ -1,0 +1,172 @@
+//go:build linux
+
+package dcb
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// TestRequestBytes compares the requests sent to the kernel with the
+// layout in rdma-netlink.md §g, byte for byte, for seq 7 and pid 0.
+func TestRequestBytes(t *testing.T) {
+	littleEndian(t)
+	for _, c := range []struct {
+		cmd    Command
+		ifname string
+		want   string
+	}{
+		{CmdIEEEGet, "eth0", strings.Join([]string{
+			"20000000",         // nlmsg_len 32 = 16 + 4 + 12
+			"4e00",             // nlmsg_type RTM_GETDCB (78)
+			"0100",             // nlmsg_flags NLM_F_REQUEST
+			"07000000",         // nlmsg_seq 7
+			"00000000",         // nlmsg_pid 0
+			"00150000",         // dcbmsg: AF_UNSPEC, DCB_CMD_IEEE_GET (21), pad
+			"0900" + "0100",    // DCB_ATTR_IFNAME (1), len 4 + 5
+			"6574683000000000", // "eth0\0", padded to 8
+		}, "")},
+		{CmdGetDCBX, "enp59s0f0np0", strings.Join([]string{
+			"28000000", "4e00", "0100", "07000000", "00000000",
+			"00160000", // DCB_CMD_GDCBX (22)
+			"1100" + "0100", hex.EncodeToString([]byte("enp59s0f0np0\x00")) + "000000",
+		}, "")},
+		{CmdGetState, "lo", strings.Join([]string{
+			"1c000000", "4e00", "0100", "07000000", "00000000",
+			"00010000", // DCB_CMD_GSTATE (1)
+			"0700" + "0100", "6c6f0000",
+		}, "")},
+	} {
+		req := newRequest(c.cmd, c.ifname)
+		req.Seq, req.Pid = 7, 0
+		got := req.Serialize()
+		want, _ := hex.DecodeString(c.want)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%v %s:\ngot  % x\nwant % x", c.cmd, c.ifname, got, want)
+		}
+	}
+}
+
+// TestKernelLoopback asks the running kernel about "lo", which has no DCB
+// ops: the kernel answers EOPNOTSUPP and that must read as not supported.
+func TestKernelLoopback(t *testing.T) {
+	_, raw, err := Probe(Netlink{}, "lo")
+	if !errors.Is(err, probes.ErrNotSupported) {
+		t.Fatalf("lo: %v (raw %+v)", err, raw)
+	}
+	if !strings.Contains(err.Error(), "lo: driver has no DCB support") {
+		t.Errorf("message: %v", err)
+	}
+	if len(raw.Replies) != 1 || raw.Replies[0].Errno != int(unix.EOPNOTSUPP) {
+		t.Errorf("raw: %+v", raw)
+	}
+	if st := probes.StatusOf("dcb lo", err); st.State != probes.StateNotSupported {
+		t.Errorf("status %+v", st)
+	}
+}
+
+func TestKernelMissingInterface(t *testing.T) {
+	_, _, err := Probe(Netlink{}, "rdmatop-nope0")
+	if !errors.Is(err, ErrNoSuchInterface) || !strings.Contains(err.Error(), "rdmatop-nope0: no such network interface") {
+		t.Fatalf("got %v", err)
+	}
+	if st := probes.StatusOf("dcb", err); st.State != probes.StateFailed {
+		t.Errorf("status %+v", st)
+	}
+}
+
+// TestKernelVeth runs the probe on a veth pair in a network namespace the
+// test creates (root only): veth has no DCB ops either.
+func TestKernelVeth(t *testing.T) {
+	ns := testNetns(t)
+	for _, ifname := range []string{"dcbA", "dcbB", "lo", "eth0"} {
+		var err error
+		inNetns(t, ns, func() error {
+			_, _, err = Probe(Netlink{}, ifname)
+			return nil
+		})
+		switch ifname {
+		case "eth0": // not in the new namespace
+			if !errors.Is(err, ErrNoSuchInterface) {
+				t.Errorf("%s: %v", ifname, err)
+			}
+		default:
+			if !errors.Is(err, probes.ErrNotSupported) || !strings.Contains(err.Error(), ifname+": driver has no DCB support") {
+				t.Errorf("%s: %v", ifname, err)
+			}
+		}
+	}
+}
+
+func testNetns(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skipf("needs root to create a network namespace; euid %d", os.Geteuid())
+	}
+	ipPath, err := exec.LookPath("ip")
+	if err != nil {
+		t.Skipf("needs ip(8): %v", err)
+	}
+	ip := func(args ...string) error {
+		out, err := exec.Command(ipPath, args...).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
+		}
+		return nil
+	}
+	ns := fmt.Sprintf("rdmatop-dcb-%d", os.Getpid())
+	if err := ip("netns", "add", ns); err != nil {
+		t.Skipf("cannot create a network namespace: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := ip("netns", "del", ns); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	for _, args := range [][]string{
+		{"-n", ns, "link", "add", "dcbA", "type", "veth", "peer", "name", "dcbB"},
+		{"-n", ns, "link", "set", "dcbA", "up"},
+		{"-n", ns, "link", "set", "dcbB", "up"},
+		{"-n", ns, "link", "set", "lo", "up"},
+	} {
+		if err := ip(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns
+}
+
+// inNetns runs fn on an OS thread that has joined ns; the thread is
+// discarded afterwards.
+func inNetns(t *testing.T, ns string, fn func() error) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+		f, err := os.Open("/run/netns/" + ns)
+		if err != nil {
+			done <- err
+			return
+		}
+		defer f.Close()
+		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
+			done <- fmt.Errorf("setns %s: %w", ns, err)
+			return
+		}
+		done <- fn()
+	}()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,174 @@
+package kmsg
+
+import (
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// Kind names what a kernel log line reports.
+type Kind string
+
+// Kinds of classified lines.
+const (
+	KindErrCQE           Kind = "err_cqe"            // a work request completed in error (mlx5 error CQE)
+	KindCQError          Kind = "cq_error"           // a CQ error event (e.g. CQ overrun)
+	KindFWHealth         Kind = "fw_health"          // firmware health poll failed / health issue
+	KindFWHealthDetail   Kind = "fw_health_detail"   // the health buffer dump that follows
+	KindFWFatal          Kind = "fw_fatal"           // firmware fatal error / device in internal error
+	KindFWRecoveryFailed Kind = "fw_recovery_failed" // health recovery gave up
+	KindFWCmdTimeout     Kind = "fw_cmd_timeout"     // a firmware command timed out
+	KindFWCmdError       Kind = "fw_cmd_error"       // a firmware command failed with a status/syndrome
+	KindFWStall          Kind = "fw_stall"           // firmware stopped answering commands (bnxt_re)
+	KindPCIeAER          Kind = "pcie_aer"           // PCIe Advanced Error Reporting
+	KindPCIeAERDetail    Kind = "pcie_aer_detail"    // the status lines that follow an AER report
+	KindPCIePower        Kind = "pcie_power"         // slot power insufficient for the NIC
+	KindPCIeBandwidth    Kind = "pcie_bandwidth"     // the slot limits the NIC's bandwidth
+	KindLinkUp           Kind = "link_up"            // netdev carrier up
+	KindLinkDown         Kind = "link_down"          // netdev carrier down
+	KindPortActive       Kind = "port_active"        // RDMA port became ACTIVE
+	KindPortDown         Kind = "port_down"          // RDMA port went DOWN
+	KindPortState        Kind = "port_state"         // other RDMA port state (INIT, ...)
+	KindModuleEvent      Kind = "module_event"       // transceiver plugged, unplugged or in error
+	KindModuleLoad       Kind = "module_load"        // an RDMA driver module loaded
+	KindModuleUnload     Kind = "module_unload"      // an RDMA driver module unloaded
+	KindDeviceProbe      Kind = "device_probe"       // a NIC was probed (firmware version line)
+	KindProbeFailed      Kind = "probe_failed"       // a NIC failed to probe/load
+	KindDeviceAdded      Kind = "rdma_device_added"  // an RDMA device was registered
+	KindDriverError      Kind = "rdma_driver_error"  // an RDMA driver reported a failure
+	KindHungTask         Kind = "hung_task"
+	KindSoftLockup       Kind = "soft_lockup"
+	KindRCUStall         Kind = "rcu_stall"
+	KindOOMKill          Kind = "oom_kill"
+	KindOOM              Kind = "oom" // the OOM killer was invoked
+	KindPageAllocFailure Kind = "page_alloc_failure"
+)
+
+// Event is a classified record.
+type Event struct {
+	Record
+	Kind     Kind            `json:"kind"`
+	Severity probes.Severity `json:"severity"`
+	// Meaning says, for the on-call engineer, what the line means.
+	Meaning string `json:"meaning"`
+	Driver  string `json:"driver,omitempty"` // kernel driver or class that printed it
+	PCI     string `json:"pci,omitempty"`    // PCI address (0000:3b:00.0) it concerns
+	IBDev   string `json:"ibdev,omitempty"`  // RDMA device (mlx5_0, rxe0, bnxt_re0)
+	Netdev  string `json:"netdev,omitempty"`
+	// Fields holds what the pattern extracted: syndrome, cqn, order,
+	// comm, pid, module, ...
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// Device returns the most specific device name the event carries.
+func (e Event) Device() string {
+	for _, s := range []string{e.IBDev, e.Netdev, e.PCI} {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+var (
+	// dev_printk: "<driver or class> <device>: ", netdev_printk: "<driver>
+	// <device> <netdev>: ". The device is a PCI address or a simple name.
+	rePrefix = regexp.MustCompile(`^([A-Za-z0-9_.-]+) ([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.-]+))?: `)
+	// pr_fmt: "<module>: ".
+	reModulePrefix = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
+	rePCI          = regexp.MustCompile(`\b[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\b`)
+)
+
+// Classify returns the event a record reports, or false when the line is
+// not one rdmatop watches.
+func Classify(r Record) (Event, bool) {
+	msg := r.Message
+	for i := range rules {
+		ru := &rules[i]
+		if !strings.Contains(msg, ru.hint) {
+			continue
+		}
+		m := ru.re.FindStringSubmatch(msg)
+		if m == nil {
+			continue
+		}
+		e := Event{Record: r, Kind: ru.kind, Severity: ru.sev, Meaning: ru.meaning}
+		fillDevice(&e, msg)
+		for j, name := range ru.re.SubexpNames() {
+			if name == "" || m[j] == "" {
+				continue
+			}
+			switch name {
+			case "pci":
+				e.PCI = m[j]
+			case "ibdev":
+				e.IBDev = m[j]
+			case "netdev":
+				e.Netdev = m[j]
+			case "driver":
+				e.Driver = m[j]
+			default:
+				if e.Fields == nil {
+					e.Fields = map[string]string{}
+				}
+				e.Fields[name] = m[j]
+			}
+		}
+		if e.Netdev == e.IBDev {
+			e.Netdev = "" // "bnxt_en 0000:12:00.0 bnxt_re0: ..." names the RDMA device there
+		}
+		if ru.adjust != nil {
+			ru.adjust(&e)
+		}
+		return e, true
+	}
+	return Event{}, false
+}
+
+// fillDevice takes driver, device and netdev from the printk prefix and,
+// failing that, from the record's dictionary.
+func fillDevice(e *Event, msg string) {
+	if m := rePrefix.FindStringSubmatch(msg); m != nil {
+		e.Driver = m[1]
+		switch {
+		case rePCI.MatchString(m[2]):
+			e.PCI = m[2]
+		case m[1] == "infiniband":
+			e.IBDev = m[2]
+		}
+		e.Netdev = m[3]
+	} else if m := reModulePrefix.FindStringSubmatch(msg); m != nil {
+		e.Driver = m[1]
+	}
+	if e.PCI == "" {
+		e.PCI = rePCI.FindString(msg)
+	}
+	// /dev/kmsg dictionary: DEVICE=+pci:0000:3b:00.0, +infiniband:mlx5_0.
+	if d := e.Dict["DEVICE"]; d != "" {
+		if v, ok := strings.CutPrefix(d, "+pci:"); ok && e.PCI == "" {
+			e.PCI = v
+		}
+		if v, ok := strings.CutPrefix(d, "+infiniband:"); ok && e.IBDev == "" {
+			e.IBDev = v
+		}
+	}
+}
+
+// Snapshot converts e to the snapshot model's event. boot is the wall time
+// the kernel's monotonic clock started (e.g. from /proc/stat btime); the
+// event time is zero when the record had no timestamp.
+func (e Event) Snapshot(boot time.Time) probes.Event {
+	ev := probes.Event{
+		Source:   "kmsg",
+		Kind:     string(e.Kind),
+		Severity: e.Severity,
+		Device:   e.Device(),
+		Detail:   e.Meaning + ": " + e.Message,
+	}
+	if e.Usec != nil && !boot.IsZero() {
+		ev.Time = boot.Add(time.Duration(*e.Usec) * time.Microsecond)
+	}
+	return ev
+}
