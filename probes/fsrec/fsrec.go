@@ -21,12 +21,15 @@ import (
 
 // Entry is what one path answered.
 type Entry struct {
-	Data    *string  `json:"data,omitempty"`     // file contents
-	Dir     []string `json:"dir,omitempty"`      // directory entries, sorted; "name/" for subdirectories, "name@" for symlinks
-	IsDir   bool     `json:"is_dir,omitempty"`   // a directory (even if never listed)
-	Link    *string  `json:"link,omitempty"`     // symlink target
-	Errno   int      `json:"errno,omitempty"`    // the read failed with this errno
-	ErrText string   `json:"err_text,omitempty"` // the failure, for errors without an errno
+	Data  *string  `json:"data,omitempty"`   // file contents
+	Dir   []string `json:"dir,omitempty"`    // directory entries, sorted; "name/" for subdirectories, "name@" for symlinks
+	IsDir bool     `json:"is_dir,omitempty"` // a directory (even if never listed)
+	Link  *string  `json:"link,omitempty"`   // symlink target
+	Errno int      `json:"errno,omitempty"`  // the read failed with this errno
+	// LinkErrno is a failed readlink alone (EINVAL: not a symlink), kept
+	// apart so that it does not spoil reads of the same path.
+	LinkErrno int    `json:"link_errno,omitempty"`
+	ErrText   string `json:"err_text,omitempty"` // the failure, for errors without an errno
 }
 
 // Tree is a recorded file system: path (relative to the root, as in fs.FS)
@@ -132,7 +135,12 @@ func (r *Recorder) ReadLink(name string) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err != nil {
-		r.fail(name, err)
+		var errno syscall.Errno
+		if errors.As(err, &errno) {
+			r.entry(name).LinkErrno = int(errno)
+		} else {
+			r.fail(name, err)
+		}
 		return "", err
 	}
 	r.entry(name).Link = &target
@@ -216,6 +224,9 @@ func (t Tree) ReadLink(name string) (string, error) {
 	e, err := t.lookup("readlink", name)
 	if err != nil {
 		return "", err
+	}
+	if e.LinkErrno != 0 {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: syscall.Errno(e.LinkErrno)}
 	}
 	if e.Link == nil {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}

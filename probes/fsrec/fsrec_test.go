@@ -87,3 +87,23 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// A failed readlink on a regular file does not spoil reading the file.
+func TestReadLinkOnFile(t *testing.T) {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "f"), []byte("x"), 0o644)
+	rec := NewRecorder(os.DirFS(root))
+	if _, err := fs.ReadLink(rec, "f"); err == nil {
+		t.Fatal("readlink of a file succeeded")
+	}
+	if b, err := fs.ReadFile(rec, "f"); err != nil || string(b) != "x" {
+		t.Fatalf("live read: %q %v", b, err)
+	}
+	tr := rec.Take()
+	if _, err := tr.ReadLink("f"); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("replayed readlink: %v", err)
+	}
+	if b, err := tr.ReadFile("f"); err != nil || string(b) != "x" {
+		t.Errorf("replayed read after a failed readlink: %q %v", b, err)
+	}
+}
