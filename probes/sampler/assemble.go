@@ -1,0 +1,420 @@
+package sampler
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/alias"
+	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/rdmanl"
+	"github.com/rdmatop/rdmatop/probes/rtnl"
+	"github.com/rdmatop/rdmatop/probes/sysfs"
+)
+
+func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
+	snap := &probes.Snapshot{Time: now, Host: s.src.Host, Devices: []probes.Device{}, Ports: []probes.Port{},
+		QPs: []probes.QP{}, Events: []probes.Event{}, Config: probes.Config{GIDs: []probes.GID{}}}
+	snap.Host.Source = s.src.Label
+	var dt float64
+	if s.prev != nil {
+		dt = now.Sub(s.prev.Time).Seconds()
+		snap.Interval = dt
+	}
+	netdevOf := map[string]string{} // "dev/port" → netdev
+	for _, l := range c.links {
+		k := portKey(l.Device, l.Port)
+		if _, ok := netdevOf[k]; !ok || l.Via == sysfs.ViaGIDNdev && !strings.Contains(l.Netdev, ".") {
+			netdevOf[k] = l.Netdev
+		}
+	}
+	nds := map[string]sysfs.Netdev{}
+	for _, n := range c.netdevs {
+		nds[n.Name] = n
+	}
+	for _, d := range c.devs {
+		snap.Devices = append(snap.Devices, probes.Device{Name: d.Name, NodeType: enumName(d.NodeType),
+			NodeGUID: guidString(d), FW: deref(d.FWVer), HCAType: deref(d.HCAType), BoardID: deref(d.BoardID),
+			Driver: alias.Driver(d.Driver), Ports: len(d.Ports)})
+		for _, p := range d.Ports {
+			port := probes.Port{Device: d.Name, Port: p.Num, State: enumName(p.State), PhysState: enumName(p.PhysState),
+				LinkLayer: deref(p.LinkLayer), Counters: []probes.Counter{}}
+			if p.Rate != nil {
+				port.Rate, port.RateGbps = p.Rate.Raw, p.Rate.Gbps
+			}
+			if p.LID != nil {
+				port.LID = fmt.Sprintf("0x%x", *p.LID)
+			}
+			nd := netdevOf[portKey(d.Name, p.Num)]
+			port.Netdev = nd
+			if n, ok := nds[nd]; ok {
+				port.MTU, port.SpeedMbps = n.MTU, n.SpeedMbps
+				if n.OperState != nil {
+					port.OperState = *n.OperState
+				}
+				if n.MTU != nil {
+					m := probes.RoCEMTU(*n.MTU)
+					port.RoCEMTU = &m
+				}
+			}
+			for _, set := range c.counters {
+				if set.Device == d.Name && set.Port == p.Num {
+					port.Counters = append(port.Counters, set.ProbeCounters()...)
+				}
+			}
+			if raw, ok := c.ethtool[nd]; ok {
+				port.Counters = append(port.Counters, ethtoolCounters(raw)...)
+			}
+			if l, ok := c.rtnl[nd]; ok {
+				port.Counters = append(port.Counters, rtnlCounters(l)...)
+				if port.MTU == nil && l.MTU > 0 {
+					m, rm := int(l.MTU), probes.RoCEMTU(int(l.MTU))
+					port.MTU, port.RoCEMTU = &m, &rm
+				}
+			}
+			if s.prev != nil {
+				if pp := findPort(s.prev, d.Name, p.Num); pp != nil {
+					probes.Rates(pp.Counters, port.Counters, dt)
+				} else {
+					probes.Rates(nil, port.Counters, dt)
+				}
+			} else {
+				probes.Rates(nil, port.Counters, 0)
+			}
+			port.PFC = pfcView(c, nd, port.Counters, dt)
+			port.Congestion = congestionView(port.Counters)
+			port.Traffic = trafficView(port.Counters)
+			snap.Ports = append(snap.Ports, port)
+			for _, g := range p.GIDs {
+				snap.Config.GIDs = append(snap.Config.GIDs, probes.GID{Device: d.Name, Port: p.Num, Index: g.Index,
+					GID: g.GID.String(), Type: string(g.Type), Netdev: g.Netdev})
+			}
+		}
+	}
+	s.configViews(c, snap)
+	s.qpView(c, snap)
+	s.events(c, snap)
+	return snap
+}
+
+func portKey(dev string, port int) string { return fmt.Sprintf("%s/%d", dev, port) }
+
+func findPort(s *probes.Snapshot, dev string, port int) *probes.Port {
+	for i := range s.Ports {
+		if s.Ports[i].Device == dev && s.Ports[i].Port == port {
+			return &s.Ports[i]
+		}
+	}
+	return nil
+}
+
+func enumName(e *sysfs.Enum) string {
+	if e == nil {
+		return ""
+	}
+	return e.Name
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func guidString(d sysfs.Device) string {
+	if d.NodeGUID == nil {
+		return ""
+	}
+	return fmt.Sprint(*d.NodeGUID)
+}
+
+// ethtoolCounters turns ethtool -S into counters under canonical names
+// where the driver's table has them.
+func ethtoolCounters(raw ethtool.Raw) []probes.Counter {
+	names := make([]string, 0, len(raw.Stats))
+	for n := range raw.Stats {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := make([]probes.Counter, 0, len(names))
+	for _, n := range names {
+		unit, gauge := ethtool.Unit(n)
+		c := probes.Counter{Name: n, Native: n, Source: "ethtool", Value: raw.Stats[n], Unit: unit}
+		if m, ok := alias.MapFrom(raw.Driver, alias.SourceEthtool, n); ok {
+			c.Name = m.Canonical
+		}
+		if gauge {
+			c.Behavior = probes.NotCounter
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// rtnlCounters are the netdev's kernel link statistics.
+func rtnlCounters(l rtnl.Link) []probes.Counter {
+	if l.Stats == nil {
+		return nil
+	}
+	st := l.Stats
+	mk := func(name, unit string, v uint64) probes.Counter {
+		return probes.Counter{Name: "netdev_" + name, Native: name, Source: "rtnl", Value: v, Unit: unit}
+	}
+	return []probes.Counter{
+		mk("rx_bytes", "bytes", st.RxBytes), mk("tx_bytes", "bytes", st.TxBytes),
+		mk("rx_packets", "packets", st.RxPackets), mk("tx_packets", "packets", st.TxPackets),
+		mk("rx_errors", "packets", st.RxErrors), mk("tx_errors", "packets", st.TxErrors),
+		mk("rx_dropped", "packets", st.RxDropped), mk("tx_dropped", "packets", st.TxDropped),
+		mk("rx_missed_errors", "packets", st.RxMissedErrors), mk("rx_crc_errors", "packets", st.RxCRCErrors),
+	}
+}
+
+func counterByName(cs []probes.Counter, name string) *probes.Counter {
+	for i := range cs {
+		if cs[i].Name == name {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
+func rateOf(cs []probes.Counter, names ...string) *float64 {
+	for _, n := range names {
+		if c := counterByName(cs, n); c != nil && c.Rate != nil {
+			r := *c.Rate
+			return &r
+		}
+	}
+	return nil
+}
+
+func valueOf(cs []probes.Counter, name string) *uint64 {
+	if c := counterByName(cs, name); c != nil {
+		v := c.Value
+		return &v
+	}
+	return nil
+}
+
+// pfcView shows each priority that has PFC counters or is enabled.
+func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.PFCPriority {
+	enabled := map[int]bool{}
+	known := false
+	if cfg, ok := c.dcb[nd]; ok {
+		snap := cfg.Snapshot()
+		known = true
+		for _, p := range snap.PFCEnabled {
+			enabled[p] = true
+		}
+	}
+	var out []probes.PFCPriority
+	for p := range 8 {
+		sfx := fmt.Sprintf("_prio%d", p)
+		pp := probes.PFCPriority{Priority: p,
+			RxPausePerSec: rateOf(cs, "rx_pfc_pause_frames"+sfx), TxPausePerSec: rateOf(cs, "tx_pfc_pause_frames"+sfx),
+			RxPauseTotal: valueOf(cs, "rx_pfc_pause_frames"+sfx), TxPauseTotal: valueOf(cs, "tx_pfc_pause_frames"+sfx),
+			RxTransitions: valueOf(cs, "rx_pfc_pause_transitions"+sfx)}
+		if r := rateOf(cs, "rx_pfc_pause_duration"+sfx); r != nil {
+			pct := *r / 1e6 * 100 // µs paused per second
+			pp.RxPausedPercent = &pct
+		}
+		if r := rateOf(cs, "tx_pfc_pause_duration"+sfx); r != nil {
+			pct := *r / 1e6 * 100
+			pp.TxPausedPercent = &pct
+		}
+		if known {
+			e := enabled[p]
+			pp.Enabled = &e
+		}
+		if pp.RxPauseTotal == nil && pp.TxPauseTotal == nil && !enabled[p] {
+			continue
+		}
+		out = append(out, pp)
+	}
+	return out
+}
+
+func congestionView(cs []probes.Counter) probes.Congestion {
+	return probes.Congestion{
+		CNPSentPerSec: rateOf(cs, "cnp_sent"), CNPHandledPerSec: rateOf(cs, "cnp_handled"),
+		CNPIgnoredPerSec: rateOf(cs, "cnp_ignored"), ECNMarkedPerSec: rateOf(cs, "ecn_marked_roce_packets"),
+		PauseStormWarning: valueOf(cs, "pause_storm_warning_events"), PauseStormError: valueOf(cs, "pause_storm_error_events"),
+	}
+}
+
+// trafficView prefers the RDMA port's own byte counters (PMA words × 4),
+// then the netdev's.
+func trafficView(cs []probes.Counter) probes.Traffic {
+	var t probes.Traffic
+	if rx := rateOf(cs, "rx_bytes"); rx != nil {
+		if c := counterByName(cs, "rx_bytes"); c != nil && c.Unit == "4-byte words" {
+			*rx *= 4
+		}
+		t.RxBytesPerSec = rx
+		if tx := rateOf(cs, "tx_bytes"); tx != nil {
+			if c := counterByName(cs, "tx_bytes"); c != nil && c.Unit == "4-byte words" {
+				*tx *= 4
+			}
+			t.TxBytesPerSec = tx
+		}
+		t.RxPacketsPerSec, t.TxPacketsPerSec = rateOf(cs, "rx_packets"), rateOf(cs, "tx_packets")
+		t.Source = "rdma port counters"
+		return t
+	}
+	t.RxBytesPerSec, t.TxBytesPerSec = rateOf(cs, "netdev_rx_bytes"), rateOf(cs, "netdev_tx_bytes")
+	t.RxPacketsPerSec, t.TxPacketsPerSec = rateOf(cs, "netdev_rx_packets"), rateOf(cs, "netdev_tx_packets")
+	if t.RxBytesPerSec != nil {
+		t.Source = "netdev"
+	}
+	return t
+}
+
+func (s *Sampler) configViews(c *collected, snap *probes.Snapshot) {
+	for _, nd := range sortedKeys(c.dcb) {
+		snap.Config.DCB = append(snap.Config.DCB, c.dcb[nd].Snapshot())
+	}
+	for _, nd := range sortedKeys(c.ecn) {
+		e := c.ecn[nd]
+		ec := probes.ECNConfig{Netdev: nd, Source: "sysfs ecn/ (MLNX_OFED)", Params: map[string]string{}}
+		if np, ok := e.NP(); ok {
+			ec.NPEnabled = np.Enabled
+			for k, v := range np.Params {
+				ec.Params["roce_np/"+k] = strconv.FormatUint(v, 10)
+			}
+		}
+		if rp, ok := e.RP(); ok {
+			ec.RPEnabled = rp.Enabled
+			for k, v := range rp.Params {
+				ec.Params["roce_rp/"+k] = strconv.FormatUint(v, 10)
+			}
+		}
+		snap.Config.ECN = append(snap.Config.ECN, ec)
+	}
+	snap.Config.Memory = c.memory
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func (s *Sampler) qpView(c *collected, snap *probes.Snapshot) {
+	if c.rdma == nil {
+		return
+	}
+	for _, q := range c.rdma.qps {
+		if s.opt.Device != "" && q.Dev != s.opt.Device {
+			continue
+		}
+		pq := probes.QP{Device: q.Dev, Port: int(q.Port), LQPN: q.LQPN, Type: q.Type.String(), State: q.State.String(),
+			Comm: q.Comm, KernOwner: q.KernOwner}
+		if q.HasRQPN {
+			v := q.RQPN
+			pq.RQPN = &v
+		}
+		sq := q.SQPSN
+		pq.SQPSN = &sq
+		if q.HasRQPSN {
+			v := q.RQPSN
+			pq.RQPSN = &v
+		}
+		if q.HasPathMig {
+			pq.PathMig = q.PathMig.String()
+		}
+		if q.HasPID {
+			v := int(q.PID)
+			pq.PID = &v
+		}
+		snap.QPs = append(snap.QPs, pq)
+	}
+}
+
+// events: QP transitions, port state changes, link_downed increments,
+// GID table and device changes, and classified kernel log lines.
+func (s *Sampler) events(c *collected, snap *probes.Snapshot) {
+	now := snap.Time
+	if c.rdma != nil {
+		for _, e := range s.qps.Observe(c.rdma.qps, now, c.rdma.failed...) {
+			snap.Events = append(snap.Events, e.Probe())
+		}
+	}
+	ports := map[string]portState{}
+	for _, p := range snap.Ports {
+		k := portKey(p.Device, p.Port)
+		st := portState{state: p.State, phys: p.PhysState, linkDowned: valueOf(p.Counters, "link_downed"),
+			linkErrRec: valueOf(p.Counters, "link_error_recovery")}
+		ports[k] = st
+		old, seen := s.prevPorts[k]
+		if !seen || s.prevPorts == nil {
+			continue
+		}
+		if old.state != st.state || old.phys != st.phys {
+			sev := probes.SevInfo
+			if st.state != "ACTIVE" {
+				sev = probes.SevWarning
+			}
+			snap.Events = append(snap.Events, probes.Event{Time: now, Source: "port", Kind: "port_state", Severity: sev,
+				Device: p.Device, Port: p.Port, Detail: fmt.Sprintf("%s/%s -> %s/%s", old.state, old.phys, st.state, st.phys)})
+		}
+		for _, x := range []struct {
+			name     string
+			old, cur *uint64
+		}{{"link_downed", old.linkDowned, st.linkDowned}, {"link_error_recovery", old.linkErrRec, st.linkErrRec}} {
+			if x.old != nil && x.cur != nil && *x.cur > *x.old {
+				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "port", Kind: x.name, Severity: probes.SevWarning,
+					Device: p.Device, Port: p.Port, Detail: fmt.Sprintf("%s +%d", x.name, *x.cur-*x.old)})
+			}
+		}
+	}
+	devs := map[string]bool{}
+	for _, d := range snap.Devices {
+		devs[d.Name] = true
+		if s.prevDevs != nil && !s.prevDevs[d.Name] {
+			snap.Events = append(snap.Events, probes.Event{Time: now, Source: "device", Kind: "device_added", Severity: probes.SevInfo, Device: d.Name, Detail: "RDMA device appeared"})
+		}
+	}
+	for d := range s.prevDevs {
+		if !devs[d] {
+			snap.Events = append(snap.Events, probes.Event{Time: now, Source: "device", Kind: "device_removed", Severity: probes.SevCritical, Device: d, Detail: "RDMA device disappeared"})
+		}
+	}
+	gids := map[string]string{}
+	for _, g := range snap.Config.GIDs {
+		gids[fmt.Sprintf("%s/%d/%d", g.Device, g.Port, g.Index)] = g.GID + " " + g.Type + " " + g.Netdev
+	}
+	if s.prevGIDs != nil {
+		for k, v := range gids {
+			if old, ok := s.prevGIDs[k]; !ok || old != v {
+				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "gid", Kind: "gid_changed", Severity: probes.SevInfo, Detail: k + ": " + v})
+			}
+		}
+		for k, old := range s.prevGIDs {
+			if _, ok := gids[k]; !ok {
+				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "gid", Kind: "gid_removed", Severity: probes.SevWarning, Detail: k + ": " + old})
+			}
+		}
+	}
+	for _, r := range c.kmsg {
+		if e, ok := kmsg.Classify(r); ok {
+			pe := e.Snapshot(time.Time{})
+			pe.Time = now
+			snap.Events = append(snap.Events, pe)
+		}
+	}
+	if c.kmsgLost > 0 {
+		snap.Events = append(snap.Events, probes.Event{Time: now, Source: "kmsg", Kind: "kmsg_lost", Severity: probes.SevWarning,
+			Detail: fmt.Sprintf("%d kernel log records were overwritten before rdmatop read them", c.kmsgLost)})
+	}
+	s.prevPorts, s.prevGIDs, s.prevDevs = ports, gids, devs
+}
+
+var _ = rdmanl.QP{}

@@ -1,0 +1,282 @@
+package sampler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/dcb"
+	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/procinfo"
+	"github.com/rdmatop/rdmatop/probes/rdmanl"
+	"github.com/rdmatop/rdmatop/probes/rtnl"
+	"github.com/rdmatop/rdmatop/probes/sysfs"
+)
+
+func procFS(root string) fs.FS { return os.DirFS(filepath.Join(root, "proc")) }
+
+// tasks lists this sample's sources. sysfs decides which netdevs the
+// per-netdev sources read, so they wait for it inside their own task;
+// everything else runs side by side.
+func (s *Sampler) tasks(c *collected) []probes.Task {
+	var mu sync.Mutex // guards c between tasks
+	sysDone := make(chan struct{})
+	t := s.opt.Timeout
+	netdevs := func(ctx context.Context) ([]string, error) {
+		select {
+		case <-sysDone:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		return s.selectedNetdevs(c), nil
+	}
+	var list []probes.Task
+	list = append(list, probes.Task{Name: "sysfs", Timeout: t, Run: func(ctx context.Context) error {
+		defer close(sysDone)
+		return s.readSysfs(c, &mu)
+	}})
+	if s.src.Ethtool != nil {
+		list = append(list, probes.Task{Name: "ethtool", Timeout: t, Run: func(ctx context.Context) error {
+			nds, err := netdevs(ctx)
+			if err != nil {
+				return err
+			}
+			out := map[string]ethtool.Raw{}
+			var errs []error
+			for _, n := range nds {
+				raw, err := ethtool.Read(s.src.Ethtool, n)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				out[n] = raw
+			}
+			mu.Lock()
+			c.ethtool = out
+			mu.Unlock()
+			return joinSome(errs, len(nds))
+		}})
+	}
+	if s.src.Links != nil {
+		list = append(list, probes.Task{Name: "rtnetlink", Timeout: t, Run: func(ctx context.Context) error {
+			nds, err := netdevs(ctx)
+			if err != nil {
+				return err
+			}
+			var errs []error
+			for _, n := range nds {
+				l, err := s.src.Links.Link(n)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				mu.Lock()
+				if c.rtnl == nil {
+					c.rtnl = map[string]rtnl.Link{}
+				}
+				c.rtnl[n] = l
+				mu.Unlock()
+			}
+			return joinSome(errs, len(nds))
+		}})
+	}
+	if s.src.DCB != nil {
+		list = append(list, probes.Task{Name: "dcb", Timeout: t, Run: func(ctx context.Context) error {
+			nds, err := netdevs(ctx)
+			if err != nil {
+				return err
+			}
+			var errs []error
+			for _, n := range nds {
+				cfg, _, err := dcb.Probe(s.src.DCB, n)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				mu.Lock()
+				if c.dcb == nil {
+					c.dcb = map[string]dcb.Config{}
+				}
+				c.dcb[n] = cfg
+				mu.Unlock()
+			}
+			return joinSome(errs, len(nds))
+		}})
+	}
+	list = append(list, probes.Task{Name: "rdma netlink", Timeout: t, Run: func(ctx context.Context) error {
+		if s.src.RDMA == nil {
+			return fmt.Errorf("no RDMA netlink connection: %w", probes.ErrNotSupported)
+		}
+		cl := rdmanl.Client{Conn: s.src.RDMA}
+		if s.src.ProcRoot != "" {
+			cl.Comm = rdmanl.CommFromProc(procFS(s.src.ProcRoot))
+		}
+		smp, err := cl.Sample()
+		r := &rdmaResult{devices: smp.Devices, qps: smp.QPs}
+		if err != nil && len(smp.Devices) > 0 {
+			// Some devices failed: keep the others, remember which failed
+			// so their QPs are not taken for destroyed.
+			for _, d := range smp.Devices {
+				if !slices.ContainsFunc(smp.QPs, func(q rdmanl.QP) bool { return q.DevIndex == d.Index }) {
+					r.failed = append(r.failed, d.Index)
+				}
+			}
+		}
+		mu.Lock()
+		if err == nil || len(smp.Devices) > 0 {
+			c.rdma = r
+		}
+		mu.Unlock()
+		return err
+	}})
+	if s.src.Kmsg != nil {
+		list = append(list, probes.Task{Name: "kmsg", Timeout: t, Run: func(ctx context.Context) error {
+			b, err := s.src.Kmsg.Poll()
+			if err != nil {
+				return err
+			}
+			var recs []kmsg.Record
+			for _, raw := range b.Raw {
+				if r, err := kmsg.ParseRecord(raw); err == nil {
+					recs = append(recs, r)
+				}
+			}
+			mu.Lock()
+			c.kmsg, c.kmsgLost = recs, b.Lost
+			mu.Unlock()
+			return nil
+		}})
+	}
+	if s.src.ProcRoot != "" {
+		list = append(list, probes.Task{Name: "proc", Timeout: t, Run: func(ctx context.Context) error {
+			p, err := procinfo.New(s.src.ProcRoot, procinfo.Options{})
+			if err != nil {
+				return err
+			}
+			m, err := p.Memory()
+			if err != nil {
+				return err
+			}
+			fr, ferr := p.Fragmentation()
+			var mc probes.MemoryConfig
+			if ferr == nil {
+				mc = m.Snapshot(&fr)
+			} else {
+				mc = m.Snapshot(nil)
+			}
+			mu.Lock()
+			c.memory = &mc
+			mu.Unlock()
+			return ferr
+		}})
+	}
+	return list
+}
+
+// joinSome reports per-netdev errors; when every netdev failed the same
+// way (not supported, permission) that is the source's state.
+func joinSome(errs []error, n int) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	if len(errs) == n {
+		return errors.Join(errs...)
+	}
+	return fmt.Errorf("%d of %d netdevs: %w", len(errs), n, errors.Join(errs...))
+}
+
+func (s *Sampler) readSysfs(c *collected, mu *sync.Mutex) error {
+	if s.src.FS == nil {
+		return fmt.Errorf("no /sys: %w", probes.ErrNotSupported)
+	}
+	devs, err := sysfs.Discover(s.src.FS)
+	if err != nil {
+		return err
+	}
+	devs = s.filterDevices(devs)
+	sets, cerr := sysfs.ReadAllCounters(s.src.FS, devs)
+	var names []string
+	for _, d := range devs {
+		if d.Parent != "" {
+			names = append(names, d.Parent)
+		}
+		for _, p := range d.Ports {
+			for _, g := range p.GIDs {
+				if g.Netdev != "" {
+					names = append(names, g.Netdev)
+				}
+			}
+		}
+	}
+	all, _ := sysfs.Netdevs(s.src.FS)
+	names = append(names, all...)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	nds, _ := sysfs.ReadNetdevs(s.src.FS, names)
+	links := sysfs.LinksFrom(devs, nds)
+	ecn := map[string]sysfs.ECN{}
+	for _, l := range links {
+		if e, err := sysfs.ReadECN(s.src.FS, l.Netdev); err == nil {
+			ecn[l.Netdev] = e
+		}
+	}
+	mu.Lock()
+	c.devs, c.counters, c.netdevs, c.links, c.ecn = devs, sets, nds, links, ecn
+	mu.Unlock()
+	return cerr
+}
+
+// filterDevices applies -d and -i.
+func (s *Sampler) filterDevices(devs []sysfs.Device) []sysfs.Device {
+	if s.opt.Device == "" && s.opt.Netdev == "" {
+		return devs
+	}
+	var out []sysfs.Device
+	for _, d := range devs {
+		if s.opt.Device != "" && d.Name != s.opt.Device {
+			continue
+		}
+		if s.opt.Netdev != "" && !deviceHasNetdev(d, s.opt.Netdev) {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func deviceHasNetdev(d sysfs.Device, nd string) bool {
+	if d.Parent == nd {
+		return true
+	}
+	for _, l := range sysfs.LinksFrom([]sysfs.Device{d}, nil) {
+		if l.Netdev == nd {
+			return true
+		}
+	}
+	return false
+}
+
+// selectedNetdevs are the netdevs the per-netdev sources read: those tied
+// to the sampled RDMA ports, or -i's even when it has no RDMA port.
+func (s *Sampler) selectedNetdevs(c *collected) []string {
+	var out []string
+	for _, l := range c.links {
+		if s.opt.Netdev == "" || l.Netdev == s.opt.Netdev {
+			out = append(out, l.Netdev)
+		}
+	}
+	if s.opt.Netdev != "" && !slices.Contains(out, s.opt.Netdev) {
+		out = append(out, s.opt.Netdev)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
