@@ -25,14 +25,14 @@ import (
 // Sources are what a Sampler reads. A nil source is skipped and reported
 // as not supported.
 type Sources struct {
-	FS       fs.FS        // the host's "/" (sys/...), a fixture tree or a replayed tree
-	ProcRoot string       // directory holding proc/ for procinfo; "" skips it
-	Ethtool  ethtool.OS   // ethtool -S
-	Links    rtnl.OS      // rtnetlink link stats
-	RDMA     rdmanl.Conn  // RDMA netlink
-	DCB      dcb.Querier  // DCB netlink
-	Kmsg     kmsg.Source  // /dev/kmsg
-	Label    string       // "live", "fixture DIR", "bundle FILE"
+	FS       fs.FS       // the host's "/" (sys/...), a fixture tree or a replayed tree
+	ProcRoot string      // directory holding proc/ for procinfo; "" skips it
+	Ethtool  ethtool.OS  // ethtool -S
+	Links    rtnl.OS     // rtnetlink link stats
+	RDMA     rdmanl.Conn // RDMA netlink
+	DCB      dcb.Querier // DCB netlink
+	Kmsg     kmsg.Source // /dev/kmsg
+	Label    string      // "live", "fixture DIR", "bundle FILE"
 	Host     probes.HostInfo
 }
 
@@ -45,15 +45,15 @@ type Options struct {
 
 // Sampler samples a host. Not safe for concurrent use.
 type Sampler struct {
-	src    Sources
-	opt    Options
-	runner *probes.Runner
-	prev   *probes.Snapshot
+	src       Sources
+	opt       Options
+	runner    *probes.Runner
+	prev      *probes.Snapshot
 	prevPorts map[string]portState
 	prevGIDs  map[string]string
 	prevDevs  map[string]bool
-	qps    qpevent.Detector
-	ticks  int
+	qps       qpevent.Detector
+	ticks     int
 }
 
 // New returns a Sampler over src.
