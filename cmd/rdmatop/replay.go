@@ -48,7 +48,7 @@ func newReplayCmd() *cobra.Command {
 	var fl analysisFlags
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "analyse a capture file (pcap or pcapng, optionally gzip-compressed)",
+		Short: "analyse a capture file (pcap/pcapng, optionally gzip) or play back a recorded bundle",
 		Long: `Analyse the RoCE traffic in a capture file: decode every RoCEv2 (UDP 4791)
 and RoCEv1 (EtherType 0x8915) packet and follow each queue pair's PSN stream:
 gaps, retransmissions, NAKs, RNR NAKs, CNPs, ECN marks, ICRC errors and
@@ -61,6 +61,9 @@ byte offset, and the exit status is 2.`,
 			cfg, err := fl.config()
 			if err != nil {
 				return err
+			}
+			if isBundleFile(args[0]) {
+				return replayBundle(cmd.Context(), cmd.OutOrStdout(), args[0], fl.json)
 			}
 			sum, err := capture.AnalyzeFile(args[0], cfg)
 			if sum == nil {

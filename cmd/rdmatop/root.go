@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 )
 
@@ -8,6 +10,11 @@ import (
 var version = "dev"
 
 func newRootCmd() *cobra.Command {
+	var (
+		hf     hostFlags
+		once   bool
+		asJSON bool
+	)
 	root := &cobra.Command{
 		Use:   "rdmatop",
 		Short: "top for RoCE and RDMA: counters, QPs, the wire and a diagnosis",
@@ -15,11 +22,30 @@ func newRootCmd() *cobra.Command {
 
   rdmatop replay FILE --report     analyse a pcap/pcapng capture (also .gz)
   rdmatop replay FILE --json       the same analysis as one JSON document
-  sudo rdmatop capture -i eth0     capture RoCE live (AF_PACKET) and report`,
+  sudo rdmatop capture -i eth0     capture RoCE live (AF_PACKET) and report
+  rdmatop --once --json [-i eth0]  one snapshot of the host: ports, counters and rates,
+                                   PFC, congestion, QPs, events, config, probe status
+  rdmatop record -o FILE           record what the probes see, tick by tick`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := hf.check(); err != nil {
+				return err
+			}
+			if !once {
+				return usageError{errors.New("the interactive screen is not built yet: use --once --json, record, replay or capture")}
+			}
+			if !asJSON {
+				return usageError{errors.New("--once needs --json for now (the text view comes with the screen)")}
+			}
+			return runOnce(cmd.Context(), cmd.OutOrStdout(), hf)
+		},
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(newReplayCmd(), newCaptureCmd())
+	hf.register(root)
+	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
+	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")
+	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd())
 	return root
 }

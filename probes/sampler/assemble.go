@@ -333,6 +333,9 @@ func (s *Sampler) qpView(c *collected, snap *probes.Snapshot) {
 		if q.HasPID {
 			v := int(q.PID)
 			pq.PID = &v
+			if f, ok := c.procs[q.PID]; ok {
+				pq.MemlockSoft, pq.MemlockUnlimited = f.soft, f.unlimited
+			}
 		}
 		snap.QPs = append(snap.QPs, pq)
 	}

@@ -97,7 +97,13 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 			}
 			var errs []error
 			for _, n := range nds {
-				cfg, _, err := dcb.Probe(s.src.DCB, n)
+				cfg, raw, err := dcb.Probe(s.src.DCB, n)
+				mu.Lock()
+				if c.dcbRaw == nil {
+					c.dcbRaw = map[string]dcb.Raw{}
+				}
+				c.dcbRaw[n] = raw
+				mu.Unlock()
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -151,7 +157,7 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 				}
 			}
 			mu.Lock()
-			c.kmsg, c.kmsgLost = recs, b.Lost
+			c.kmsg, c.kmsgLost, c.kmsgBatch = recs, b.Lost, &b
 			mu.Unlock()
 			return nil
 		}})
@@ -279,4 +285,27 @@ func (s *Sampler) selectedNetdevs(c *collected) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// memlock reads the locked-memory limit of every process that owns a QP.
+func (s *Sampler) memlock(c *collected) {
+	if c.rdma == nil || s.src.ProcRoot == "" {
+		return
+	}
+	p, err := procinfo.New(s.src.ProcRoot, procinfo.Options{})
+	if err != nil {
+		return
+	}
+	var pids []int
+	for _, q := range c.rdma.qps {
+		if q.HasPID && !slices.Contains(pids, int(q.PID)) {
+			pids = append(pids, int(q.PID))
+		}
+	}
+	procs, _, _ := p.Processes(pids)
+	c.procs = map[uint32]procFacts{}
+	for _, pr := range procs {
+		soft, unl := pr.MemlockSnapshot()
+		c.procs[uint32(pr.PID)] = procFacts{soft: soft, unlimited: unl}
+	}
 }

@@ -34,6 +34,12 @@ type Sources struct {
 	Kmsg     kmsg.Source // /dev/kmsg
 	Label    string      // "live", "fixture DIR", "bundle FILE"
 	Host     probes.HostInfo
+	// Status, when set (a replayed tick), is reported instead of what the
+	// replayed sources say: the recorded host's view of its sources.
+	Status []probes.Status
+	// Opened says why sources that are nil could not be opened; it
+	// replaces the generic "not given" status of those sources.
+	Opened []probes.Status
 }
 
 // Options narrow and bound a sample.
@@ -54,6 +60,9 @@ type Sampler struct {
 	prevDevs  map[string]bool
 	qps       qpevent.Detector
 	ticks     int
+	// keepRaw makes Sample keep what the sources answered (for Recorder).
+	keepRaw bool
+	last    *collected
 }
 
 // New returns a Sampler over src.
@@ -69,28 +78,47 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	var c collected
 	tasks := s.tasks(&c)
 	status := s.runner.Run(ctx, tasks)
+	s.memlock(&c)
 	snap := s.assemble(&c, now)
 	snap.Status = append(status, c.extraStatus...)
+	for _, o := range s.src.Opened {
+		replaced := false
+		for i := range snap.Status {
+			if snap.Status[i].Source == o.Source {
+				snap.Status[i], replaced = o, true
+			}
+		}
+		if !replaced {
+			snap.Status = append(snap.Status, o)
+		}
+	}
+	if s.src.Status != nil {
+		// A replay reports what the recorded host's sources said.
+		snap.Status = s.src.Status
+	}
 	s.prev = snap
+	s.last = &c
 	s.ticks++
 	return snap
 }
 
 // collected is what the tasks of one sample gathered.
 type collected struct {
-	devs     []sysfs.Device
-	counters []sysfs.CounterSet
-	netdevs  []sysfs.Netdev
-	links    []sysfs.Link
-	ecn      map[string]sysfs.ECN
-	ethtool  map[string]ethtool.Raw
-	rtnl     map[string]rtnl.Link
-	rdma     *rdmaResult
-	dcb      map[string]dcb.Config
-	kmsg     []kmsg.Record
-	kmsgLost uint64
-	memory   *probes.MemoryConfig
-	procs    map[uint32]procFacts
+	devs      []sysfs.Device
+	counters  []sysfs.CounterSet
+	netdevs   []sysfs.Netdev
+	links     []sysfs.Link
+	ecn       map[string]sysfs.ECN
+	ethtool   map[string]ethtool.Raw
+	rtnl      map[string]rtnl.Link
+	rdma      *rdmaResult
+	dcb       map[string]dcb.Config
+	dcbRaw    map[string]dcb.Raw
+	kmsgBatch *kmsg.Batch
+	kmsg      []kmsg.Record
+	kmsgLost  uint64
+	memory    *probes.MemoryConfig
+	procs     map[uint32]procFacts
 
 	extraStatus []probes.Status
 }

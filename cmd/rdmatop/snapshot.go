@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/sampler"
+)
+
+// hostFlags select what the host probes look at.
+type hostFlags struct {
+	netdev, device, root string
+	interval             time.Duration
+}
+
+func (h *hostFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&h.netdev, "interface", "i", "", "only the RDMA port(s) of this netdev (e.g. eth0)")
+	cmd.Flags().StringVarP(&h.device, "device", "d", "", "only this RDMA device (e.g. mlx5_0)")
+	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
+	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
+}
+
+func (h *hostFlags) check() error {
+	if h.interval < 10*time.Millisecond || h.interval > time.Hour {
+		return usageError{fmt.Errorf("--interval %v: between 10ms and 1h", h.interval)}
+	}
+	if h.netdev != "" && h.device != "" {
+		return usageError{errors.New("-i and -d are exclusive")}
+	}
+	if st, err := os.Stat(h.root); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("--root %s: not a directory", h.root)}
+	}
+	return nil
+}
+
+// runOnce prints one snapshot: two samples --interval apart, so that every
+// counter has a rate.
+func runOnce(ctx context.Context, w io.Writer, h hostFlags) error {
+	src, closeSrc, _ := sampler.LiveSources(h.root)
+	defer closeSrc()
+	s := sampler.New(src, sampler.Options{Netdev: h.netdev, Device: h.device})
+	now := time.Now()
+	s.Sample(ctx, now)
+	select {
+	case <-time.After(h.interval):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	snap := s.Sample(ctx, now.Add(h.interval))
+	return writeSnapshot(w, snap)
+}
+
+func writeSnapshot(w io.Writer, snap *probes.Snapshot) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(snap)
+}

@@ -1,0 +1,197 @@
+package sampler
+
+import (
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/dcb"
+	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/fsrec"
+	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/procinfo"
+	"github.com/rdmatop/rdmatop/probes/rdmanl"
+	"github.com/rdmatop/rdmatop/probes/rtnl"
+)
+
+// Raw source data in a bundle tick, by key of Tick.Raw.
+const (
+	rawEthtool = "ethtool" // map[iface]ethtool.Raw
+	rawRtnl    = "rtnl"    // map[iface]rtnl.Link
+	rawRDMA    = "rdmanl"  // []rdmanl.Exchange
+	rawDCB     = "dcb"     // map[iface]dcb.Raw
+	rawKmsg    = "kmsg"    // kmsg.Batch
+)
+
+// Recorder samples like a Sampler and also returns, per sample, the raw
+// data every source answered: a bundle tick that Replay turns back into
+// the same snapshot.
+type Recorder struct {
+	*Sampler
+	fs   *fsrec.Recorder
+	rdma *rdmanl.Recorder
+}
+
+// NewRecorder wraps src's sources with recorders.
+func NewRecorder(src Sources, opt Options) *Recorder {
+	r := &Recorder{}
+	if src.FS != nil {
+		r.fs = fsrec.NewRecorder(src.FS)
+		src.FS = r.fs
+	}
+	if src.RDMA != nil {
+		r.rdma = &rdmanl.Recorder{Conn: src.RDMA}
+		src.RDMA = r.rdma
+	}
+	r.Sampler = New(src, opt)
+	r.Sampler.keepRaw = true
+	return r
+}
+
+// Sample takes a sample and returns it with its bundle tick.
+func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot, *bundle.Tick, error) {
+	snap := r.Sampler.Sample(ctx, now)
+	c := r.Sampler.last
+	tick := &bundle.Tick{Time: now, Raw: map[string]json.RawMessage{}, Status: snap.Status}
+	if r.fs != nil {
+		tick.Files = r.fs.Take()
+	}
+	// /proc files the snapshot used, read once more through a recorder.
+	if r.src.ProcRoot != "" {
+		pr := fsrec.NewRecorder(os.DirFS(r.src.ProcRoot))
+		for _, p := range procinfo.Paths(qpPIDs(snap)) {
+			fs.ReadFile(pr, p) //nolint:errcheck // a failure is recorded as such
+		}
+		if tick.Files == nil {
+			tick.Files = fsrec.Tree{}
+		}
+		for k, v := range pr.Take() {
+			tick.Files[k] = v
+		}
+	}
+	add := func(key string, v any) error {
+		b, err := json.Marshal(v)
+		if err == nil {
+			tick.Raw[key] = b
+		}
+		return err
+	}
+	var err error
+	if c.ethtool != nil {
+		err = add(rawEthtool, c.ethtool)
+	}
+	if c.rtnl != nil && err == nil {
+		err = add(rawRtnl, c.rtnl)
+	}
+	if r.rdma != nil && err == nil {
+		err = add(rawRDMA, r.rdma.Take())
+	}
+	if c.dcbRaw != nil && err == nil {
+		err = add(rawDCB, c.dcbRaw)
+	}
+	if c.kmsgBatch != nil && err == nil {
+		err = add(rawKmsg, c.kmsgBatch)
+	}
+	return snap, tick, err
+}
+
+func qpPIDs(s *probes.Snapshot) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, q := range s.QPs {
+		if q.PID != nil && !seen[*q.PID] {
+			seen[*q.PID] = true
+			out = append(out, *q.PID)
+		}
+	}
+	return out
+}
+
+// ReplaySources turns a recorded tick back into sources. scratch is a
+// directory for the recorded /proc files (procfs reads real paths).
+func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
+	src := Sources{Label: label}
+	if t.Files != nil {
+		src.FS = t.Files
+	}
+	if raw, ok := t.Raw[rawEthtool]; ok {
+		var m map[string]ethtool.Raw
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return src, err
+		}
+		f := &ethtool.Fake{Ifaces: map[string]ethtool.FakeIface{}}
+		for k, v := range m {
+			f.Ifaces[k] = ethtool.FakeIface{Driver: v.Driver, Stats: v.Stats}
+		}
+		src.Ethtool = f
+	}
+	if raw, ok := t.Raw[rawRtnl]; ok {
+		var m map[string]rtnl.Link
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return src, err
+		}
+		f := &rtnl.Fake{}
+		for _, k := range sortedKeys(m) {
+			f.All = append(f.All, m[k])
+		}
+		src.Links = f
+	}
+	if raw, ok := t.Raw[rawRDMA]; ok {
+		var ex []rdmanl.Exchange
+		if err := json.Unmarshal(raw, &ex); err != nil {
+			return src, err
+		}
+		src.RDMA = rdmanl.NewReplay(ex)
+	}
+	if raw, ok := t.Raw[rawDCB]; ok {
+		var m map[string]dcb.Raw
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return src, err
+		}
+		src.DCB = dcb.Fake(m)
+	}
+	if raw, ok := t.Raw[rawKmsg]; ok {
+		var b kmsg.Batch
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return src, err
+		}
+		src.Kmsg = &kmsg.Fake{Batches: []kmsg.Batch{b}}
+	}
+	if t.Files != nil && scratch != "" {
+		if _, err := fs.Stat(t.Files, "proc/meminfo"); err == nil {
+			var pids []int
+			for k := range t.Files {
+				var pid int
+				if n, _ := sscanPID(k, &pid); n {
+					pids = append(pids, pid)
+				}
+			}
+			if err := procinfo.Materialize(t.Files, scratch, pids); err != nil {
+				return src, err
+			}
+			src.ProcRoot = scratch
+		}
+	}
+	return src, nil
+}
+
+// sscanPID matches "proc/<pid>/comm".
+func sscanPID(path string, pid *int) (bool, error) {
+	const pre, suf = "proc/", "/comm"
+	if len(path) <= len(pre)+len(suf) || path[:len(pre)] != pre || path[len(path)-len(suf):] != suf {
+		return false, nil
+	}
+	n := 0
+	for _, ch := range path[len(pre) : len(path)-len(suf)] {
+		if ch < '0' || ch > '9' {
+			return false, nil
+		}
+		n = n*10 + int(ch-'0')
+	}
+	*pid = n
+	return true, nil
+}

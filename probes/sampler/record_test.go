@@ -1,0 +1,77 @@
+package sampler
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/rdmatop/rdmatop/probes/bundle"
+)
+
+// Recording the fixture pair and replaying the bundle gives the same
+// snapshots, byte for byte in JSON.
+func TestRecordReplayIsFaithful(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
+	rec := NewRecorder(Sources{FS: os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-t0"), Ethtool: ethtoolFixture(t, "mlx5_cx6dx_eth0_roce_pfc3_t0.txt"),
+		ProcRoot: fixtures + "procinfo", Label: "fixture"}, Options{})
+	var buf bytes.Buffer
+	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "60s"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live [][]byte
+	for i, tree := range []string{"t0", "t1"} {
+		if i == 1 {
+			rec.Sampler.src.FS = nil // replaced below through the recorder
+			rec.fs.FS = os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-" + tree)
+			rec.Sampler.src.FS = rec.fs
+			rec.Sampler.src.Ethtool = ethtoolFixture(t, "mlx5_cx6dx_eth0_roce_pfc3_t1.txt")
+		}
+		snap, tick, err := rec.Sample(context.Background(), t0.Add(time.Duration(i)*time.Minute))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(snap)
+		live = append(live, b)
+	}
+	w.Close()
+
+	r, err := bundle.NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *Sampler
+	for i := 0; ; i++ {
+		tick, err := r.Next()
+		if err == io.EOF {
+			if i != 2 {
+				t.Fatalf("%d ticks replayed", i)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := ReplaySources(tick, "fixture", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Status = tick.Status
+		if s == nil {
+			s = New(src, Options{})
+		} else {
+			s.src = src
+		}
+		got, _ := json.Marshal(s.Sample(context.Background(), tick.Time))
+		if !bytes.Equal(got, live[i]) {
+			t.Errorf("tick %d replays differently:\nlive   %.600s\nreplay %.600s", i, live[i], got)
+		}
+	}
+}
