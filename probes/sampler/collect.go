@@ -204,37 +204,54 @@ func (s *Sampler) readSysfs(c *collected, mu *sync.Mutex) error {
 	if s.src.FS == nil {
 		return fmt.Errorf("no /sys: %w", probes.ErrNotSupported)
 	}
-	devs, err := sysfs.Discover(s.src.FS)
+	devs, err := s.devices()
 	if err != nil {
 		return err
 	}
 	devs = s.filterDevices(devs)
 	sets, cerr := sysfs.ReadAllCounters(s.src.FS, devs)
-	var names []string
-	for _, d := range devs {
-		if d.Parent != "" {
-			names = append(names, d.Parent)
-		}
-		for _, p := range d.Ports {
-			for _, g := range p.GIDs {
-				if g.Netdev != "" {
-					names = append(names, g.Netdev)
+	// Which netdevs belong to the ports is settled at full discovery (it
+	// may need every netdev's device link); each sample then reads only
+	// those.
+	if s.linkCache == nil || s.fullDiscovery {
+		var names []string
+		for _, d := range devs {
+			if d.Parent != "" {
+				names = append(names, d.Parent)
+			}
+			for _, p := range d.Ports {
+				for _, g := range p.GIDs {
+					if g.Netdev != "" {
+						names = append(names, g.Netdev)
+					}
 				}
 			}
 		}
+		all, _ := sysfs.Netdevs(s.src.FS)
+		names = append(names, all...)
+		slices.Sort(names)
+		names = slices.Compact(names)
+		nds, _ := sysfs.ReadNetdevs(s.src.FS, names)
+		s.linkCache = sysfs.LinksFrom(devs, nds)
 	}
-	all, _ := sysfs.Netdevs(s.src.FS)
-	names = append(names, all...)
-	slices.Sort(names)
-	names = slices.Compact(names)
-	nds, _ := sysfs.ReadNetdevs(s.src.FS, names)
-	links := sysfs.LinksFrom(devs, nds)
-	ecn := map[string]sysfs.ECN{}
+	links := s.linkCache
+	var linked []string
 	for _, l := range links {
-		if e, err := sysfs.ReadECN(s.src.FS, l.Netdev); err == nil {
-			ecn[l.Netdev] = e
+		linked = append(linked, l.Netdev)
+	}
+	slices.Sort(linked)
+	nds, _ := sysfs.ReadNetdevs(s.src.FS, slices.Compact(linked))
+	// Congestion-control settings are configuration: read with the full
+	// discovery, not every sample.
+	if s.ecnCache == nil || s.fullDiscovery {
+		s.ecnCache = map[string]sysfs.ECN{}
+		for _, l := range links {
+			if e, err := sysfs.ReadECN(s.src.FS, l.Netdev); err == nil {
+				s.ecnCache[l.Netdev] = e
+			}
 		}
 	}
+	ecn := s.ecnCache
 	mu.Lock()
 	c.devs, c.counters, c.netdevs, c.links, c.ecn = devs, sets, nds, links, ecn
 	mu.Unlock()
@@ -308,4 +325,49 @@ func (s *Sampler) memlock(c *collected) {
 		soft, unl := pr.MemlockSnapshot()
 		c.procs[uint32(pr.PID)] = procFacts{soft: soft, unlimited: unl}
 	}
+}
+
+// gidEvery is how often (in samples) the GID tables are read again: a full
+// table is hundreds of files, and GIDs change rarely (address changes).
+const gidEvery = 10
+
+// devices discovers the RDMA devices in full on the first sample, every
+// gidEvery samples and whenever the device list changes; in between it
+// reads only each port's state and keeps the GID tables it has.
+func (s *Sampler) devices() ([]sysfs.Device, error) {
+	s.fullDiscovery = false
+	names, err := sysfs.DeviceNames(s.src.FS)
+	if err != nil {
+		s.devCache = nil
+		return nil, err
+	}
+	if s.devCache != nil && s.ticks%gidEvery != 0 && slices.Equal(names, s.devCacheNames) {
+		devs := make([]sysfs.Device, len(s.devCache))
+		copy(devs, s.devCache)
+		ok := true
+		for i := range devs {
+			ports := make([]sysfs.Port, len(devs[i].Ports))
+			for j, p := range devs[i].Ports {
+				np, err := sysfs.ReadPortState(s.src.FS, devs[i].Name, p.Num)
+				if err != nil {
+					ok = false
+					break
+				}
+				np.GIDs, np.PKeys = p.GIDs, p.PKeys
+				ports[j] = np
+			}
+			devs[i].Ports = ports
+		}
+		if ok {
+			return devs, nil
+		}
+	}
+	devs, err := sysfs.Discover(s.src.FS)
+	if err != nil {
+		s.devCache = nil
+		return nil, err
+	}
+	s.devCache, s.devCacheNames = devs, names
+	s.fullDiscovery = true
+	return devs, nil
 }

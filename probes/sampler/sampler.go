@@ -63,6 +63,12 @@ type Sampler struct {
 	// keepRaw makes Sample keep what the sources answered (for Recorder).
 	keepRaw bool
 	last    *collected
+	// devCache is the last full discovery (see devices).
+	devCache      []sysfs.Device
+	devCacheNames []string
+	fullDiscovery bool         // this sample rediscovered the devices
+	linkCache     []sysfs.Link // netdev ↔ port, from the last full discovery
+	ecnCache      map[string]sysfs.ECN
 }
 
 // New returns a Sampler over src.
