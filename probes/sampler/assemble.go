@@ -66,6 +66,11 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 					port.Counters = append(port.Counters, set.ProbeCounters()...)
 				}
 			}
+			if len(port.Counters) == 0 && c.rdma != nil {
+				if st, ok := c.rdma.stats[portKey(d.Name, p.Num)]; ok {
+					port.Counters = append(port.Counters, netlinkCounters(alias.Driver(d.Driver), st)...)
+				}
+			}
 			if raw, ok := c.ethtool[nd]; ok {
 				port.Counters = append(port.Counters, ethtoolCounters(raw)...)
 			}
@@ -420,4 +425,16 @@ func (s *Sampler) events(c *collected, snap *probes.Snapshot) {
 	s.prevPorts, s.prevGIDs, s.prevDevs = ports, gids, devs
 }
 
-var _ = rdmanl.QP{}
+// netlinkCounters are a port's hardware counters read with RDMA netlink
+// STAT_GET (the same counters as sysfs hw_counters, 64-bit).
+func netlinkCounters(driver string, st rdmanl.PortStats) []probes.Counter {
+	out := make([]probes.Counter, 0, len(st.Counters))
+	for _, nc := range st.Counters {
+		c := probes.Counter{Name: nc.Name, Native: nc.Name, Source: "netlink", Value: nc.Value}
+		if m, ok := alias.MapFrom(driver, alias.SourceHWCounters, nc.Name); ok {
+			c.Name = m.Canonical
+		}
+		out = append(out, c)
+	}
+	return out
+}

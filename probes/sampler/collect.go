@@ -128,6 +128,31 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 		}
 		smp, err := cl.Sample()
 		r := &rdmaResult{devices: smp.Devices, qps: smp.QPs}
+		// Hardware counters through STAT_GET where sysfs has none (e.g.
+		// a container without the device's sysfs directory).
+		select {
+		case <-sysDone:
+		case <-ctx.Done():
+		}
+		for _, p := range smp.Ports {
+			mu.Lock()
+			have := false
+			for _, set := range c.counters {
+				if set.Device == p.Dev && set.Port == int(p.Index) && len(set.Counters) > 0 {
+					have = true
+				}
+			}
+			mu.Unlock()
+			if have {
+				continue
+			}
+			if st, serr := cl.PortStats(p.DevIndex, p.Index); serr == nil {
+				if r.stats == nil {
+					r.stats = map[string]rdmanl.PortStats{}
+				}
+				r.stats[portKey(p.Dev, int(p.Index))] = st
+			}
+		}
 		if err != nil && len(smp.Devices) > 0 {
 			// Some devices failed: keep the others, remember which failed
 			// so their QPs are not taken for destroyed.

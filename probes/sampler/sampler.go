@@ -130,6 +130,7 @@ type collected struct {
 }
 
 type rdmaResult struct {
+	stats   map[string]rdmanl.PortStats // "dev/port" → STAT_GET counters, where sysfs had none
 	devices []rdmanl.Device
 	qps     []rdmanl.QP
 	failed  []uint32
