@@ -3,8 +3,11 @@ package sampler
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -142,4 +145,85 @@ func TestLabRecording(t *testing.T) {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// testdata/lab/faults: rdmatop recorded the lab host (every 250 ms) while
+// shared/lab/faults provoked every fault. The RTS→ERR transitions in the
+// replay must be exactly the ones the verbs program saw (tool.out), each
+// seen within one recording interval (plus TCG slack) of the verbs time.
+func TestLabFaultsRecording(t *testing.T) {
+	dir := fixtures + "lab/faults/"
+	// The verbs view: "<unix> <scenario> state side=A dev=rxe0 qpn=0x12 prev=RTS state=ERR".
+	want := map[string]float64{}
+	outs, _ := filepath.Glob(dir + "*/tool.out")
+	for _, p := range outs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) < 8 || f[2] != "state" || f[7] != "state=ERR" {
+				continue
+			}
+			at, _ := strconv.ParseFloat(f[0], 64)
+			key := strings.TrimPrefix(f[4], "dev=") + "/" + strings.TrimPrefix(f[5], "qpn=")
+			if _, seen := want[key]; !seen {
+				want[key] = at
+			}
+		}
+	}
+	if len(want) != 15 {
+		t.Fatalf("tool.out lists %d QPs going to ERR, the MANIFEST 15", len(want))
+	}
+	f, err := os.Open(dir + "faults.bundle.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := bundle.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	var s *Sampler
+	for {
+		tick, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := ReplaySources(tick, "bundle", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s == nil {
+			s = New(src, Options{})
+		} else {
+			s.SetSources(src)
+		}
+		for _, e := range s.Sample(context.Background(), tick.Time).Events {
+			if e.Kind == "qp_state" && strings.HasSuffix(e.Detail, "-> ERR") && e.Severity == probes.SevCritical {
+				key := e.Device + "/" + fmt.Sprintf("0x%x", *e.QPN)
+				got[key] = float64(e.Time.UnixNano()) / 1e9
+			}
+		}
+	}
+	for k, at := range want {
+		g, ok := got[k]
+		if !ok {
+			t.Errorf("%s went to ERR at %.3f (verbs) but the recording has no RTS->ERR event", k, at)
+			continue
+		}
+		if d := g - at; d < -0.3 || d > 0.75 {
+			t.Errorf("%s: ERR seen at %.3f, verbs at %.3f (%.3f s apart)", k, g, at, d)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("the recording has %s going to ERR; the verbs program saw no such thing", k)
+		}
+	}
 }
