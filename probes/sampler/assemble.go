@@ -300,6 +300,13 @@ func (s *Sampler) configViews(c *collected, snap *probes.Snapshot) {
 		}
 		snap.Config.ECN = append(snap.Config.ECN, ec)
 	}
+	for _, dev := range sortedKeys(c.cc) {
+		ec := probes.ECNConfig{Device: dev, Source: "debugfs cc_params", Params: map[string]string{}}
+		for k, v := range c.cc[dev].Params {
+			ec.Params[k] = strconv.FormatUint(v, 10)
+		}
+		snap.Config.ECN = append(snap.Config.ECN, ec)
+	}
 	snap.Config.Memory = c.memory
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/alias"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
@@ -277,8 +278,26 @@ func (s *Sampler) readSysfs(c *collected, mu *sync.Mutex) error {
 		}
 	}
 	ecn := s.ecnCache
+	if s.ccCache == nil || s.fullDiscovery {
+		s.ccCache = map[string]sysfs.CCParams{}
+		for _, d := range devs {
+			if d.PCI == "" || alias.Driver(d.Driver) != "mlx5" {
+				continue
+			}
+			cc, err := sysfs.ReadCCParams(s.src.FS, d.PCI)
+			switch {
+			case err == nil:
+				s.ccCache[d.Name] = cc
+			case errors.Is(err, os.ErrPermission):
+				mu.Lock()
+				c.extraStatus = append(c.extraStatus, probes.StatusOf("debugfs cc_params", err))
+				mu.Unlock()
+			}
+		}
+	}
+	cc := s.ccCache
 	mu.Lock()
-	c.devs, c.counters, c.netdevs, c.links, c.ecn = devs, sets, nds, links, ecn
+	c.devs, c.counters, c.netdevs, c.links, c.ecn, c.cc = devs, sets, nds, links, ecn, cc
 	mu.Unlock()
 	return cerr
 }

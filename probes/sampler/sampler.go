@@ -69,6 +69,7 @@ type Sampler struct {
 	fullDiscovery bool         // this sample rediscovered the devices
 	linkCache     []sysfs.Link // netdev ↔ port, from the last full discovery
 	ecnCache      map[string]sysfs.ECN
+	ccCache       map[string]sysfs.CCParams
 }
 
 // New returns a Sampler over src.
@@ -115,6 +116,7 @@ type collected struct {
 	netdevs   []sysfs.Netdev
 	links     []sysfs.Link
 	ecn       map[string]sysfs.ECN
+	cc        map[string]sysfs.CCParams // by RDMA device
 	ethtool   map[string]ethtool.Raw
 	rtnl      map[string]rtnl.Link
 	rdma      *rdmaResult
