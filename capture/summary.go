@@ -4,57 +4,57 @@ package capture
 // `rdmatop replay FILE --json`. Field names are a stable contract: add,
 // never rename.
 type Summary struct {
-	File             string `json:"file,omitempty"`
-	Format           string `json:"format,omitempty"`
-	Compressed       bool   `json:"compressed,omitempty"`
-	LinkType         string `json:"link_type,omitempty"`
-	Snaplen          uint32 `json:"snaplen,omitempty"`
-	Packets          uint64 `json:"packets"`
-	RoCEPackets      uint64 `json:"roce_packets"`
-	RoCEv1Packets    uint64 `json:"rocev1_packets"`
-	RoCEv2Packets    uint64 `json:"rocev2_packets"`
-	NonRoCEPackets   uint64 `json:"non_roce_packets"`
-	MalformedPackets uint64 `json:"malformed_packets"`
-	TruncatedPackets uint64 `json:"truncated_packets"`
+	File             string `json:"file,omitempty" expr:"file"`
+	Format           string `json:"format,omitempty" expr:"format"`
+	Compressed       bool   `json:"compressed,omitempty" expr:"compressed"`
+	LinkType         string `json:"link_type,omitempty" expr:"link_type"`
+	Snaplen          uint32 `json:"snaplen,omitempty" expr:"snaplen"`
+	Packets          uint64 `json:"packets" expr:"packets"`
+	RoCEPackets      uint64 `json:"roce_packets" expr:"roce_packets"`
+	RoCEv1Packets    uint64 `json:"rocev1_packets" expr:"rocev1_packets"`
+	RoCEv2Packets    uint64 `json:"rocev2_packets" expr:"rocev2_packets"`
+	NonRoCEPackets   uint64 `json:"non_roce_packets" expr:"non_roce_packets"`
+	MalformedPackets uint64 `json:"malformed_packets" expr:"malformed_packets"`
+	TruncatedPackets uint64 `json:"truncated_packets" expr:"truncated_packets"`
 	// HeadersCutPackets were cut by the snap length inside their transport
 	// headers: counted in TruncatedPackets, not analysed.
-	HeadersCutPackets uint64        `json:"headers_cut_packets"`
-	Bytes             uint64        `json:"bytes"`
-	FirstTS           string        `json:"first_ts,omitempty"`
-	LastTS            string        `json:"last_ts,omitempty"`
-	DurationSec       float64       `json:"duration_s"`
-	PMTU              int           `json:"pmtu"`
-	PMTUSource        string        `json:"pmtu_source"` // "flag", "inferred" or "unknown"
-	Opcodes           []OpcodeCount `json:"opcodes"`
-	Totals            Totals        `json:"totals"`
-	Flows             []FlowSummary `json:"flows"`
-	FlowsEvicted      uint64        `json:"flows_evicted"`
-	FlowTableCap      int           `json:"flow_table_cap"`
-	Anomalies         []Anomaly     `json:"anomalies"`
-	AnomaliesDropped  uint64        `json:"anomalies_dropped"`
+	HeadersCutPackets uint64        `json:"headers_cut_packets" expr:"headers_cut_packets"`
+	Bytes             uint64        `json:"bytes" expr:"bytes"`
+	FirstTS           string        `json:"first_ts,omitempty" expr:"first_ts"`
+	LastTS            string        `json:"last_ts,omitempty" expr:"last_ts"`
+	DurationSec       float64       `json:"duration_s" expr:"duration_s"`
+	PMTU              int           `json:"pmtu" expr:"pmtu"`
+	PMTUSource        string        `json:"pmtu_source" expr:"pmtu_source"` // "flag", "inferred" or "unknown"
+	Opcodes           []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Totals            Totals        `json:"totals" expr:"totals"`
+	Flows             []FlowSummary `json:"flows" expr:"flows"`
+	FlowsEvicted      uint64        `json:"flows_evicted" expr:"flows_evicted"`
+	FlowTableCap      int           `json:"flow_table_cap" expr:"flow_table_cap"`
+	Anomalies         []Anomaly     `json:"anomalies" expr:"anomalies"`
+	AnomaliesDropped  uint64        `json:"anomalies_dropped" expr:"anomalies_dropped"`
 	// Error is set when reading stopped early on a damaged file; everything
 	// above describes the records before the damage.
-	Error string `json:"error,omitempty"`
+	Error string `json:"error,omitempty" expr:"error"`
 	// KernelDrops is set for live captures: frames the kernel dropped.
-	KernelDrops *uint64 `json:"kernel_drops,omitempty"`
+	KernelDrops *uint64 `json:"kernel_drops,omitempty" expr:"kernel_drops"`
 }
 
 // OpcodeCount is one line of an opcode histogram.
 type OpcodeCount struct {
-	Opcode  uint8  `json:"opcode"`
-	Name    string `json:"name"`
-	Packets uint64 `json:"packets"`
+	Opcode  uint8  `json:"opcode" expr:"opcode"`
+	Name    string `json:"name" expr:"name"`
+	Packets uint64 `json:"packets" expr:"packets"`
 }
 
 // NAKCounts counts NAKs by kind.
 type NAKCounts struct {
-	PSNSequenceError       uint64 `json:"psn_sequence_error"`
-	RNR                    uint64 `json:"rnr"`
-	InvalidRequest         uint64 `json:"invalid_request"`
-	RemoteAccessError      uint64 `json:"remote_access_error"`
-	RemoteOperationalError uint64 `json:"remote_operational_error"`
-	InvalidRDRequest       uint64 `json:"invalid_rd_request"`
-	Reserved               uint64 `json:"reserved"`
+	PSNSequenceError       uint64 `json:"psn_sequence_error" expr:"psn_sequence_error"`
+	RNR                    uint64 `json:"rnr" expr:"rnr"`
+	InvalidRequest         uint64 `json:"invalid_request" expr:"invalid_request"`
+	RemoteAccessError      uint64 `json:"remote_access_error" expr:"remote_access_error"`
+	RemoteOperationalError uint64 `json:"remote_operational_error" expr:"remote_operational_error"`
+	InvalidRDRequest       uint64 `json:"invalid_rd_request" expr:"invalid_rd_request"`
+	Reserved               uint64 `json:"reserved" expr:"reserved"`
 }
 
 // Total returns the number of NAKs of any kind, RNR included.
@@ -75,95 +75,95 @@ func (n *NAKCounts) add(o NAKCounts) {
 
 // ECNCounts counts packets by IP ECN codepoint.
 type ECNCounts struct {
-	NotECT uint64 `json:"not_ect"`
-	ECT1   uint64 `json:"ect1"`
-	ECT0   uint64 `json:"ect0"`
-	CE     uint64 `json:"ce"`
+	NotECT uint64 `json:"not_ect" expr:"not_ect"`
+	ECT1   uint64 `json:"ect1" expr:"ect1"`
+	ECT0   uint64 `json:"ect0" expr:"ect0"`
+	CE     uint64 `json:"ce" expr:"ce"`
 }
 
 // RTT holds request-to-ACK round-trip percentiles in microseconds.
 type RTT struct {
-	Samples uint64  `json:"samples"`
-	Min     float64 `json:"min"`
-	P50     float64 `json:"p50"`
-	P99     float64 `json:"p99"`
-	P999    float64 `json:"p99_9"`
-	Max     float64 `json:"max"`
+	Samples uint64  `json:"samples" expr:"samples"`
+	Min     float64 `json:"min" expr:"min"`
+	P50     float64 `json:"p50" expr:"p50"`
+	P99     float64 `json:"p99" expr:"p99"`
+	P999    float64 `json:"p99_9" expr:"p99_9"`
+	Max     float64 `json:"max" expr:"max"`
 }
 
 // Totals adds up the flows.
 type Totals struct {
-	Flows                uint64    `json:"flows"`
-	PSNGaps              uint64    `json:"psn_gaps"`
-	MissingPSNs          uint64    `json:"missing_psns"`
-	RetransmittedPackets uint64    `json:"retransmitted_packets"`
-	GoBackN              uint64    `json:"go_back_n"`
-	OutOfOrder           uint64    `json:"out_of_order"`
-	ACKs                 uint64    `json:"acks"`
-	ZeroCreditACKs       uint64    `json:"zero_credit_acks"`
-	NAKs                 NAKCounts `json:"naks"`
-	CNPs                 uint64    `json:"cnps"`
-	ECN                  ECNCounts `json:"ecn"`
-	ECNCE                uint64    `json:"ecn_ce"`
-	BECN                 uint64    `json:"becn"`
-	FECN                 uint64    `json:"fecn"`
-	ICRCOK               uint64    `json:"icrc_ok"`
-	ICRCErrors           uint64    `json:"icrc_errors"`
-	ICRCUnverifiable     uint64    `json:"icrc_unverifiable"`
+	Flows                uint64    `json:"flows" expr:"flows"`
+	PSNGaps              uint64    `json:"psn_gaps" expr:"psn_gaps"`
+	MissingPSNs          uint64    `json:"missing_psns" expr:"missing_psns"`
+	RetransmittedPackets uint64    `json:"retransmitted_packets" expr:"retransmitted_packets"`
+	GoBackN              uint64    `json:"go_back_n" expr:"go_back_n"`
+	OutOfOrder           uint64    `json:"out_of_order" expr:"out_of_order"`
+	ACKs                 uint64    `json:"acks" expr:"acks"`
+	ZeroCreditACKs       uint64    `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	NAKs                 NAKCounts `json:"naks" expr:"naks"`
+	CNPs                 uint64    `json:"cnps" expr:"cnps"`
+	ECN                  ECNCounts `json:"ecn" expr:"ecn"`
+	ECNCE                uint64    `json:"ecn_ce" expr:"ecn_ce"`
+	BECN                 uint64    `json:"becn" expr:"becn"`
+	FECN                 uint64    `json:"fecn" expr:"fecn"`
+	ICRCOK               uint64    `json:"icrc_ok" expr:"icrc_ok"`
+	ICRCErrors           uint64    `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable     uint64    `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
 }
 
 // FlowSummary is one flow: packets from Src to Dst for destination QP DestQP.
 type FlowSummary struct {
-	ID                   int           `json:"id"`
-	Src                  string        `json:"src"`
-	Dst                  string        `json:"dst"`
-	DestQP               uint32        `json:"dest_qp"`
-	Encap                string        `json:"encap"`
-	Transport            string        `json:"transport"`         // RC, UC, UD, XRC, RD, CNP or mixed
-	PeerID               int           `json:"peer_id,omitempty"` // the flow carrying the other direction of the connection
-	Packets              uint64        `json:"packets"`
-	Bytes                uint64        `json:"bytes"`
-	PayloadBytes         uint64        `json:"payload_bytes"`
-	Requests             uint64        `json:"requests"`
-	Responses            uint64        `json:"responses"`
-	Messages             uint64        `json:"messages"`
-	FirstTS              string        `json:"first_ts"`
-	LastTS               string        `json:"last_ts"`
-	FirstPacket          uint64        `json:"first_packet"`
-	LastPacket           uint64        `json:"last_packet"`
-	Gbps                 float64       `json:"gbps"`
-	FirstPSN             uint32        `json:"first_psn"`
-	LastPSN              uint32        `json:"last_psn"`
-	PSNGaps              uint64        `json:"psn_gaps"`
-	MissingPSNs          uint64        `json:"missing_psns"`
-	RetransmittedPackets uint64        `json:"retransmitted_packets"`
-	GoBackN              uint64        `json:"go_back_n"`
-	OutOfOrder           uint64        `json:"out_of_order"`
-	ACKs                 uint64        `json:"acks"`
-	LastACKCredits       *int          `json:"last_ack_credits,omitempty"`
-	ZeroCreditACKs       uint64        `json:"zero_credit_acks"`
-	NAKs                 NAKCounts     `json:"naks"`
-	LastNAKPSN           *uint32       `json:"last_nak_psn,omitempty"`
-	CNPs                 uint64        `json:"cnps"`
-	CNPsCarried          uint64        `json:"cnps_carried"`
-	ECNCE                uint64        `json:"ecn_ce"`
-	ECN                  ECNCounts     `json:"ecn"`
-	DSCP                 uint8         `json:"dscp"`
-	VLAN                 *uint16       `json:"vlan,omitempty"`
-	PCP                  *uint8        `json:"pcp,omitempty"`
-	ICRCErrors           uint64        `json:"icrc_errors"`
-	ICRCUnverifiable     uint64        `json:"icrc_unverifiable"`
-	RTTus                RTT           `json:"rtt_us"`
-	Opcodes              []OpcodeCount `json:"opcodes"`
-	Troubled             bool          `json:"troubled"`
+	ID                   int           `json:"id" expr:"id"`
+	Src                  string        `json:"src" expr:"src"`
+	Dst                  string        `json:"dst" expr:"dst"`
+	DestQP               uint32        `json:"dest_qp" expr:"dest_qp"`
+	Encap                string        `json:"encap" expr:"encap"`
+	Transport            string        `json:"transport" expr:"transport"`       // RC, UC, UD, XRC, RD, CNP or mixed
+	PeerID               int           `json:"peer_id,omitempty" expr:"peer_id"` // the flow carrying the other direction of the connection
+	Packets              uint64        `json:"packets" expr:"packets"`
+	Bytes                uint64        `json:"bytes" expr:"bytes"`
+	PayloadBytes         uint64        `json:"payload_bytes" expr:"payload_bytes"`
+	Requests             uint64        `json:"requests" expr:"requests"`
+	Responses            uint64        `json:"responses" expr:"responses"`
+	Messages             uint64        `json:"messages" expr:"messages"`
+	FirstTS              string        `json:"first_ts" expr:"first_ts"`
+	LastTS               string        `json:"last_ts" expr:"last_ts"`
+	FirstPacket          uint64        `json:"first_packet" expr:"first_packet"`
+	LastPacket           uint64        `json:"last_packet" expr:"last_packet"`
+	Gbps                 float64       `json:"gbps" expr:"gbps"`
+	FirstPSN             uint32        `json:"first_psn" expr:"first_psn"`
+	LastPSN              uint32        `json:"last_psn" expr:"last_psn"`
+	PSNGaps              uint64        `json:"psn_gaps" expr:"psn_gaps"`
+	MissingPSNs          uint64        `json:"missing_psns" expr:"missing_psns"`
+	RetransmittedPackets uint64        `json:"retransmitted_packets" expr:"retransmitted_packets"`
+	GoBackN              uint64        `json:"go_back_n" expr:"go_back_n"`
+	OutOfOrder           uint64        `json:"out_of_order" expr:"out_of_order"`
+	ACKs                 uint64        `json:"acks" expr:"acks"`
+	LastACKCredits       *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
+	ZeroCreditACKs       uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	NAKs                 NAKCounts     `json:"naks" expr:"naks"`
+	LastNAKPSN           *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
+	CNPs                 uint64        `json:"cnps" expr:"cnps"`
+	CNPsCarried          uint64        `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE                uint64        `json:"ecn_ce" expr:"ecn_ce"`
+	ECN                  ECNCounts     `json:"ecn" expr:"ecn"`
+	DSCP                 uint8         `json:"dscp" expr:"dscp"`
+	VLAN                 *uint16       `json:"vlan,omitempty" expr:"vlan"`
+	PCP                  *uint8        `json:"pcp,omitempty" expr:"pcp"`
+	ICRCErrors           uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable     uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus                RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes              []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled             bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.
 type Anomaly struct {
-	Kind   string `json:"kind"` // psn_gap, go_back_n, out_of_order, nak, rnr_nak, icrc_error, malformed, ecn_ce, cnp
-	Packet uint64 `json:"packet"`
-	TS     string `json:"ts"`
-	FlowID int    `json:"flow_id,omitempty"`
-	PSN    uint32 `json:"psn"`
-	Detail string `json:"detail"`
+	Kind   string `json:"kind" expr:"kind"` // psn_gap, go_back_n, out_of_order, nak, rnr_nak, icrc_error, malformed, ecn_ce, cnp
+	Packet uint64 `json:"packet" expr:"packet"`
+	TS     string `json:"ts" expr:"ts"`
+	FlowID int    `json:"flow_id,omitempty" expr:"flow_id"`
+	PSN    uint32 `json:"psn" expr:"psn"`
+	Detail string `json:"detail" expr:"detail"`
 }

@@ -4,17 +4,17 @@ package probes
 // snapshot. Value is always the raw reading; Delta and Rate are absent when
 // they cannot be known (first sample, reset), never negative.
 type Counter struct {
-	Name   string   `json:"name"`   // canonical name, or the native one when no alias is known
-	Native string   `json:"native"` // as the driver spells it
-	Source string   `json:"source"` // counters, hw_counters, ethtool, rtnl, netlink
-	Value  uint64   `json:"value"`
-	Delta  *uint64  `json:"delta,omitempty"`
-	Rate   *float64 `json:"rate,omitempty"` // per second, in Unit per second
-	Unit   string   `json:"unit,omitempty"` // packets, bytes, "4-byte words", events, us...
-	Note   Note     `json:"note,omitempty"`
+	Name   string   `json:"name" expr:"name"`     // canonical name, or the native one when no alias is known
+	Native string   `json:"native" expr:"native"` // as the driver spells it
+	Source string   `json:"source" expr:"source"` // counters, hw_counters, ethtool, rtnl, netlink
+	Value  uint64   `json:"value" expr:"value"`
+	Delta  *uint64  `json:"delta,omitempty" expr:"delta"`
+	Rate   *float64 `json:"rate,omitempty" expr:"rate"` // per second, in Unit per second
+	Unit   string   `json:"unit,omitempty" expr:"unit"` // packets, bytes, "4-byte words", events, us...
+	Note   Note     `json:"note,omitempty" expr:"note"`
 
-	Width    Width    `json:"-"`
-	Behavior Behavior `json:"-"`
+	Width    Width    `json:"-" expr:"-"`
+	Behavior Behavior `json:"-" expr:"-"`
 }
 
 func (c *Counter) key() string { return c.Source + "\x00" + c.Native }

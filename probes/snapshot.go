@@ -6,110 +6,110 @@ import "time"
 // against the previous sample. It is the JSON of `rdmatop --once --json`;
 // field names are a stable contract: add, never rename.
 type Snapshot struct {
-	Time     time.Time `json:"time"`
-	Interval float64   `json:"interval_s"` // seconds since the previous sample; 0 on the first
-	Host     HostInfo  `json:"host"`
-	Devices  []Device  `json:"devices"`
-	Ports    []Port    `json:"ports"`
-	QPs      []QP      `json:"qps"`
-	Events   []Event   `json:"events"`
-	Config   Config    `json:"config"`
-	Status   []Status  `json:"status"`
+	Time     time.Time `json:"time" expr:"time"`
+	Interval float64   `json:"interval_s" expr:"interval_s"` // seconds since the previous sample; 0 on the first
+	Host     HostInfo  `json:"host" expr:"host"`
+	Devices  []Device  `json:"devices" expr:"devices"`
+	Ports    []Port    `json:"ports" expr:"ports"`
+	QPs      []QP      `json:"qps" expr:"qps"`
+	Events   []Event   `json:"events" expr:"events"`
+	Config   Config    `json:"config" expr:"config"`
+	Status   []Status  `json:"status" expr:"status"`
 }
 
 // HostInfo names the machine the snapshot describes.
 type HostInfo struct {
-	Hostname string `json:"hostname,omitempty"`
-	Kernel   string `json:"kernel,omitempty"`
-	Source   string `json:"source"` // "live", "fixture DIR" or "bundle FILE"
+	Hostname string `json:"hostname,omitempty" expr:"hostname"`
+	Kernel   string `json:"kernel,omitempty" expr:"kernel"`
+	Source   string `json:"source" expr:"source"` // "live", "fixture DIR" or "bundle FILE"
 }
 
 // Device is an RDMA device.
 type Device struct {
-	Name     string `json:"name"`
-	NodeType string `json:"node_type,omitempty"`
-	NodeGUID string `json:"node_guid,omitempty"`
-	FW       string `json:"fw_ver,omitempty"`
-	HCAType  string `json:"hca_type,omitempty"`
-	BoardID  string `json:"board_id,omitempty"`
-	Driver   string `json:"driver,omitempty"` // mlx5, rxe, ... (from the name or ethtool)
-	Ports    int    `json:"ports"`
+	Name     string `json:"name" expr:"name"`
+	NodeType string `json:"node_type,omitempty" expr:"node_type"`
+	NodeGUID string `json:"node_guid,omitempty" expr:"node_guid"`
+	FW       string `json:"fw_ver,omitempty" expr:"fw_ver"`
+	HCAType  string `json:"hca_type,omitempty" expr:"hca_type"`
+	BoardID  string `json:"board_id,omitempty" expr:"board_id"`
+	Driver   string `json:"driver,omitempty" expr:"driver"` // mlx5, rxe, ... (from the name or ethtool)
+	Ports    int    `json:"ports" expr:"ports"`
 }
 
 // Port is one RDMA port with its netdev, counters and derived views.
 type Port struct {
-	Device    string  `json:"device"`
-	Port      int     `json:"port"`
-	Netdev    string  `json:"netdev,omitempty"`
-	State     string  `json:"state,omitempty"`      // ACTIVE, DOWN, INIT, ARMED...
-	PhysState string  `json:"phys_state,omitempty"` // LinkUp, Disabled, Polling...
-	LinkLayer string  `json:"link_layer,omitempty"` // Ethernet (RoCE) or InfiniBand
-	Rate      string  `json:"rate,omitempty"`       // as sysfs says it
-	RateGbps  float64 `json:"rate_gbps,omitempty"`
-	LID       string  `json:"lid,omitempty"`
+	Device    string  `json:"device" expr:"device"`
+	Port      int     `json:"port" expr:"port"`
+	Netdev    string  `json:"netdev,omitempty" expr:"netdev"`
+	State     string  `json:"state,omitempty" expr:"state"`           // ACTIVE, DOWN, INIT, ARMED...
+	PhysState string  `json:"phys_state,omitempty" expr:"phys_state"` // LinkUp, Disabled, Polling...
+	LinkLayer string  `json:"link_layer,omitempty" expr:"link_layer"` // Ethernet (RoCE) or InfiniBand
+	Rate      string  `json:"rate,omitempty" expr:"rate"`             // as sysfs says it
+	RateGbps  float64 `json:"rate_gbps,omitempty" expr:"rate_gbps"`
+	LID       string  `json:"lid,omitempty" expr:"lid"`
 	// MTU is the netdev MTU; RoCEMTU the largest IB MTU it allows (the
 	// netdev MTU minus RoCEv2 headers, rounded down to 256..4096).
-	MTU        *int          `json:"mtu,omitempty"`
-	RoCEMTU    *int          `json:"roce_mtu,omitempty"`
-	SpeedMbps  *int          `json:"speed_mbps,omitempty"`
-	OperState  string        `json:"operstate,omitempty"`
-	Counters   []Counter     `json:"counters"`
-	PFC        []PFCPriority `json:"pfc,omitempty"`
-	Congestion Congestion    `json:"congestion"`
-	Traffic    Traffic       `json:"traffic"`
+	MTU        *int          `json:"mtu,omitempty" expr:"mtu"`
+	RoCEMTU    *int          `json:"roce_mtu,omitempty" expr:"roce_mtu"`
+	SpeedMbps  *int          `json:"speed_mbps,omitempty" expr:"speed_mbps"`
+	OperState  string        `json:"operstate,omitempty" expr:"operstate"`
+	Counters   []Counter     `json:"counters" expr:"counters"`
+	PFC        []PFCPriority `json:"pfc,omitempty" expr:"pfc"`
+	Congestion Congestion    `json:"congestion" expr:"congestion"`
+	Traffic    Traffic       `json:"traffic" expr:"traffic"`
 }
 
 // Traffic is the port's throughput, from the best source available.
 type Traffic struct {
-	RxBytesPerSec   *float64 `json:"rx_bytes_per_s,omitempty"`
-	TxBytesPerSec   *float64 `json:"tx_bytes_per_s,omitempty"`
-	RxPacketsPerSec *float64 `json:"rx_packets_per_s,omitempty"`
-	TxPacketsPerSec *float64 `json:"tx_packets_per_s,omitempty"`
-	Source          string   `json:"source,omitempty"` // which counters these come from
+	RxBytesPerSec   *float64 `json:"rx_bytes_per_s,omitempty" expr:"rx_bytes_per_s"`
+	TxBytesPerSec   *float64 `json:"tx_bytes_per_s,omitempty" expr:"tx_bytes_per_s"`
+	RxPacketsPerSec *float64 `json:"rx_packets_per_s,omitempty" expr:"rx_packets_per_s"`
+	TxPacketsPerSec *float64 `json:"tx_packets_per_s,omitempty" expr:"tx_packets_per_s"`
+	Source          string   `json:"source,omitempty" expr:"source"` // which counters these come from
 }
 
 // PFCPriority is priority flow control on one priority (802.1Qbb).
 type PFCPriority struct {
-	Priority int `json:"priority"`
+	Priority int `json:"priority" expr:"priority"`
 	// Enabled comes from DCB netlink (or MLNX_OFED sysfs); absent when unknown.
-	Enabled         *bool    `json:"enabled,omitempty"`
-	RxPausePerSec   *float64 `json:"rx_pause_per_s,omitempty"`
-	TxPausePerSec   *float64 `json:"tx_pause_per_s,omitempty"`
-	RxPausedPercent *float64 `json:"rx_paused_pct,omitempty"` // share of the interval the port was paused (from pause duration)
-	TxPausedPercent *float64 `json:"tx_paused_pct,omitempty"`
-	RxTransitions   *uint64  `json:"rx_pause_transitions,omitempty"`
-	TxTransitions   *uint64  `json:"tx_pause_transitions,omitempty"`
-	RxPauseTotal    *uint64  `json:"rx_pause,omitempty"`
-	TxPauseTotal    *uint64  `json:"tx_pause,omitempty"`
+	Enabled         *bool    `json:"enabled,omitempty" expr:"enabled"`
+	RxPausePerSec   *float64 `json:"rx_pause_per_s,omitempty" expr:"rx_pause_per_s"`
+	TxPausePerSec   *float64 `json:"tx_pause_per_s,omitempty" expr:"tx_pause_per_s"`
+	RxPausedPercent *float64 `json:"rx_paused_pct,omitempty" expr:"rx_paused_pct"` // share of the interval the port was paused (from pause duration)
+	TxPausedPercent *float64 `json:"tx_paused_pct,omitempty" expr:"tx_paused_pct"`
+	RxTransitions   *uint64  `json:"rx_pause_transitions,omitempty" expr:"rx_pause_transitions"`
+	TxTransitions   *uint64  `json:"tx_pause_transitions,omitempty" expr:"tx_pause_transitions"`
+	RxPauseTotal    *uint64  `json:"rx_pause,omitempty" expr:"rx_pause"`
+	TxPauseTotal    *uint64  `json:"tx_pause,omitempty" expr:"tx_pause"`
 }
 
 // Congestion is DCQCN at a glance: rates per second of the port's CNP and
 // ECN counters, absent where the device does not count them.
 type Congestion struct {
-	CNPSentPerSec     *float64 `json:"cnp_sent_per_s,omitempty"`
-	CNPHandledPerSec  *float64 `json:"cnp_handled_per_s,omitempty"`
-	CNPIgnoredPerSec  *float64 `json:"cnp_ignored_per_s,omitempty"`
-	ECNMarkedPerSec   *float64 `json:"ecn_marked_per_s,omitempty"`
-	PauseStormWarning *uint64  `json:"pause_storm_warning_events,omitempty"`
-	PauseStormError   *uint64  `json:"pause_storm_error_events,omitempty"`
+	CNPSentPerSec     *float64 `json:"cnp_sent_per_s,omitempty" expr:"cnp_sent_per_s"`
+	CNPHandledPerSec  *float64 `json:"cnp_handled_per_s,omitempty" expr:"cnp_handled_per_s"`
+	CNPIgnoredPerSec  *float64 `json:"cnp_ignored_per_s,omitempty" expr:"cnp_ignored_per_s"`
+	ECNMarkedPerSec   *float64 `json:"ecn_marked_per_s,omitempty" expr:"ecn_marked_per_s"`
+	PauseStormWarning *uint64  `json:"pause_storm_warning_events,omitempty" expr:"pause_storm_warning_events"`
+	PauseStormError   *uint64  `json:"pause_storm_error_events,omitempty" expr:"pause_storm_error_events"`
 }
 
 // QP is one queue pair from the RDMA netlink resource dump.
 type QP struct {
-	Device           string  `json:"device"`
-	Port             int     `json:"port,omitempty"`
-	LQPN             uint32  `json:"lqpn"`
-	RQPN             *uint32 `json:"rqpn,omitempty"`
-	Type             string  `json:"type"`
-	State            string  `json:"state"`
-	SQPSN            *uint32 `json:"sq_psn,omitempty"`
-	RQPSN            *uint32 `json:"rq_psn,omitempty"`
-	PathMig          string  `json:"path_mig_state,omitempty"`
-	PID              *int    `json:"pid,omitempty"`
-	Comm             string  `json:"comm,omitempty"`
-	KernOwner        string  `json:"kernel_owner,omitempty"`
-	MemlockSoft      *uint64 `json:"memlock_soft,omitempty"` // bytes; absent when unlimited or unknown
-	MemlockUnlimited bool    `json:"memlock_unlimited,omitempty"`
+	Device           string  `json:"device" expr:"device"`
+	Port             int     `json:"port,omitempty" expr:"port"`
+	LQPN             uint32  `json:"lqpn" expr:"lqpn"`
+	RQPN             *uint32 `json:"rqpn,omitempty" expr:"rqpn"`
+	Type             string  `json:"type" expr:"type"`
+	State            string  `json:"state" expr:"state"`
+	SQPSN            *uint32 `json:"sq_psn,omitempty" expr:"sq_psn"`
+	RQPSN            *uint32 `json:"rq_psn,omitempty" expr:"rq_psn"`
+	PathMig          string  `json:"path_mig_state,omitempty" expr:"path_mig_state"`
+	PID              *int    `json:"pid,omitempty" expr:"pid"`
+	Comm             string  `json:"comm,omitempty" expr:"comm"`
+	KernOwner        string  `json:"kernel_owner,omitempty" expr:"kernel_owner"`
+	MemlockSoft      *uint64 `json:"memlock_soft,omitempty" expr:"memlock_soft"` // bytes; absent when unlimited or unknown
+	MemlockUnlimited bool    `json:"memlock_unlimited,omitempty" expr:"memlock_unlimited"`
 }
 
 // Severity of an event or finding.
@@ -124,59 +124,59 @@ const (
 
 // Event is something that happened between two samples.
 type Event struct {
-	Time     time.Time `json:"time"`
-	Source   string    `json:"source"` // qp, port, device, gid, kmsg
-	Kind     string    `json:"kind"`   // qp_state, qp_created, port_state, link_downed, ...
-	Severity Severity  `json:"severity"`
-	Device   string    `json:"device,omitempty"`
-	Port     int       `json:"port,omitempty"`
-	QPN      *uint32   `json:"qpn,omitempty"`
-	Detail   string    `json:"detail"`
+	Time     time.Time `json:"time" expr:"time"`
+	Source   string    `json:"source" expr:"source"` // qp, port, device, gid, kmsg
+	Kind     string    `json:"kind" expr:"kind"`     // qp_state, qp_created, port_state, link_downed, ...
+	Severity Severity  `json:"severity" expr:"severity"`
+	Device   string    `json:"device,omitempty" expr:"device"`
+	Port     int       `json:"port,omitempty" expr:"port"`
+	QPN      *uint32   `json:"qpn,omitempty" expr:"qpn"`
+	Detail   string    `json:"detail" expr:"detail"`
 }
 
 // Config is the host's configuration as it bears on RoCE.
 type Config struct {
-	GIDs   []GID         `json:"gids"`
-	DCB    []DCBConfig   `json:"dcb,omitempty"`
-	ECN    []ECNConfig   `json:"ecn,omitempty"`
-	Memory *MemoryConfig `json:"memory,omitempty"`
+	GIDs   []GID         `json:"gids" expr:"gids"`
+	DCB    []DCBConfig   `json:"dcb,omitempty" expr:"dcb"`
+	ECN    []ECNConfig   `json:"ecn,omitempty" expr:"ecn"`
+	Memory *MemoryConfig `json:"memory,omitempty" expr:"memory"`
 }
 
 // GID is one populated GID table entry.
 type GID struct {
-	Device string `json:"device"`
-	Port   int    `json:"port"`
-	Index  int    `json:"index"`
-	GID    string `json:"gid"`
-	Type   string `json:"type"` // "IB/RoCE v1" or "RoCE v2"
-	Netdev string `json:"netdev,omitempty"`
+	Device string `json:"device" expr:"device"`
+	Port   int    `json:"port" expr:"port"`
+	Index  int    `json:"index" expr:"index"`
+	GID    string `json:"gid" expr:"gid"`
+	Type   string `json:"type" expr:"type"` // "IB/RoCE v1" or "RoCE v2"
+	Netdev string `json:"netdev,omitempty" expr:"netdev"`
 }
 
 // DCBConfig is a netdev's PFC, trust and DSCP map (DCB netlink, IEEE).
 type DCBConfig struct {
-	Netdev     string      `json:"netdev"`
-	PFCEnabled []int       `json:"pfc_enabled"`     // priorities with PFC on
-	Trust      string      `json:"trust,omitempty"` // "dscp" when DSCP app entries exist, else "pcp"
-	DSCPToPrio map[int]int `json:"dscp_to_prio,omitempty"`
-	PrioToTC   []int       `json:"prio_tc,omitempty"`
+	Netdev     string      `json:"netdev" expr:"netdev"`
+	PFCEnabled []int       `json:"pfc_enabled" expr:"pfc_enabled"` // priorities with PFC on
+	Trust      string      `json:"trust,omitempty" expr:"trust"`   // "dscp" when DSCP app entries exist, else "pcp"
+	DSCPToPrio map[int]int `json:"dscp_to_prio,omitempty" expr:"dscp_to_prio"`
+	PrioToTC   []int       `json:"prio_tc,omitempty" expr:"prio_tc"`
 }
 
 // ECNConfig is the congestion-control setting of a netdev or device where
 // the host exposes it (MLNX_OFED ecn/, debugfs cc_params).
 type ECNConfig struct {
-	Netdev    string            `json:"netdev,omitempty"`
-	Device    string            `json:"device,omitempty"`
-	NPEnabled map[int]bool      `json:"np_enabled,omitempty"` // notification point (CNP generation) per priority
-	RPEnabled map[int]bool      `json:"rp_enabled,omitempty"` // reaction point (rate reduction) per priority
-	Params    map[string]string `json:"params,omitempty"`
-	Source    string            `json:"source"`
+	Netdev    string            `json:"netdev,omitempty" expr:"netdev"`
+	Device    string            `json:"device,omitempty" expr:"device"`
+	NPEnabled map[int]bool      `json:"np_enabled,omitempty" expr:"np_enabled"` // notification point (CNP generation) per priority
+	RPEnabled map[int]bool      `json:"rp_enabled,omitempty" expr:"rp_enabled"` // reaction point (rate reduction) per priority
+	Params    map[string]string `json:"params,omitempty" expr:"params"`
+	Source    string            `json:"source" expr:"source"`
 }
 
 // MemoryConfig is what memory registration depends on.
 type MemoryConfig struct {
-	HugePagesTotal  *uint64 `json:"hugepages_total,omitempty"`
-	HugePagesFree   *uint64 `json:"hugepages_free,omitempty"`
-	HugePageSizeKB  *uint64 `json:"hugepage_size_kb,omitempty"`
-	MemAvailableKB  *uint64 `json:"mem_available_kb,omitempty"`
-	HighOrderFreeKB *uint64 `json:"high_order_free_kb,omitempty"` // free memory in blocks of 2 MiB or more
+	HugePagesTotal  *uint64 `json:"hugepages_total,omitempty" expr:"hugepages_total"`
+	HugePagesFree   *uint64 `json:"hugepages_free,omitempty" expr:"hugepages_free"`
+	HugePageSizeKB  *uint64 `json:"hugepage_size_kb,omitempty" expr:"hugepage_size_kb"`
+	MemAvailableKB  *uint64 `json:"mem_available_kb,omitempty" expr:"mem_available_kb"`
+	HighOrderFreeKB *uint64 `json:"high_order_free_kb,omitempty" expr:"high_order_free_kb"` // free memory in blocks of 2 MiB or more
 }

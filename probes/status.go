@@ -21,11 +21,11 @@ const (
 
 // Status is one source's outcome, shown to the user as is.
 type Status struct {
-	Source string `json:"source"` // e.g. "sysfs", "ethtool eth0", "rdma netlink qp"
-	State  State  `json:"state"`
+	Source string `json:"source" expr:"source"` // e.g. "sysfs", "ethtool eth0", "rdma netlink qp"
+	State  State  `json:"state" expr:"state"`
 	// Detail says why, in words a person can act on: the file, the
 	// capability, the error.
-	Detail string `json:"detail,omitempty"`
+	Detail string `json:"detail,omitempty" expr:"detail"`
 }
 
 // ErrNotSupported is wrapped by sources when the host does not have what

@@ -1,0 +1,160 @@
+package rules
+
+import (
+	"time"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// Frame is what the rules look at: a host snapshot, a capture analysis, or
+// both, at one time.
+type Frame struct {
+	Time     time.Time
+	Snapshot *probes.Snapshot // nil without host data
+	Wire     *capture.Summary // nil without a capture
+	// Live says the frame comes from this host now (capture-blind and
+	// running-unprivileged only make sense live).
+	Live bool
+}
+
+// Env is what a rule's `when` and `evidence` see. Fields of the scope's
+// object are set (Port, Prio, QP or Flow); Host and Wire are always there
+// when the frame has them. docs/rules.md documents every name.
+type Env struct {
+	Port   *PortEnv             `expr:"port"`
+	Prio   *PrioEnv             `expr:"prio"`
+	QP     *QPEnv               `expr:"qp"`
+	Flow   *capture.FlowSummary `expr:"flow"`
+	Host   HostEnv              `expr:"host"`
+	Wire   *WireEnv             `expr:"wire"`
+	Params map[string]float64   `expr:"params"`
+
+	counters []probes.Counter
+}
+
+// PortEnv is one RDMA port.
+type PortEnv struct {
+	Device    string  `expr:"device"`
+	Port      int     `expr:"port"`
+	Netdev    string  `expr:"netdev"`
+	State     string  `expr:"state"`      // ACTIVE, DOWN, INIT, ARMED
+	PhysState string  `expr:"phys_state"` // LinkUp, Disabled, Polling, ...
+	LinkLayer string  `expr:"link_layer"` // Ethernet or InfiniBand
+	RateGbps  float64 `expr:"rate_gbps"`
+	MTU       any     `expr:"mtu"`      // netdev MTU, nil when unknown
+	RoCEMTU   any     `expr:"roce_mtu"` // IB MTU the netdev MTU allows, nil when unknown
+	OperState string  `expr:"operstate"`
+	// Events of this port in the frame (port_state, link_downed, ...).
+	Events []probes.Event `expr:"events"`
+}
+
+// PrioEnv is one priority of one port (PFC).
+type PrioEnv struct {
+	Priority      int `expr:"priority"`
+	Enabled       any `expr:"enabled"` // bool, nil when DCB is unreadable
+	RxPausePerSec any `expr:"rx_pause_per_s"`
+	TxPausePerSec any `expr:"tx_pause_per_s"`
+	RxPausedPct   any `expr:"rx_paused_pct"`
+	TxPausedPct   any `expr:"tx_paused_pct"`
+}
+
+// QPEnv is one queue pair.
+type QPEnv struct {
+	Device           string         `expr:"device"`
+	LQPN             int            `expr:"lqpn"`
+	Type             string         `expr:"type"`
+	State            string         `expr:"state"`
+	PID              any            `expr:"pid"`
+	Comm             string         `expr:"comm"`
+	MemlockBytes     any            `expr:"memlock_bytes"` // soft limit; nil when unlimited or unknown
+	MemlockUnlimited bool           `expr:"memlock_unlimited"`
+	Events           []probes.Event `expr:"events"` // this QP's transitions in the frame
+}
+
+// HostEnv is host-wide data.
+type HostEnv struct {
+	// Sources maps a probe source to its state: ok, not_supported,
+	// permission_denied, timeout, failed. Absent: not run.
+	Sources map[string]string `expr:"sources"`
+	// Denied lists "source: detail" of the sources without permission.
+	Denied []string             `expr:"denied"`
+	Memory *probes.MemoryConfig `expr:"memory"`
+	// Config is the host configuration (GIDs, DCB, ECN, memory) as in the
+	// snapshot; nil without host data.
+	Config          *probes.Config `expr:"config"`
+	HugePagesTotal  any            `expr:"hugepages_total"`
+	HugePagesFree   any            `expr:"hugepages_free"`
+	HighOrderFreeKB any            `expr:"high_order_free_kb"`
+	Events          []probes.Event `expr:"events"`
+	// RDMATraffic is the sum over ports of RDMA packets per second (nil
+	// when no port counts them).
+	RDMAPacketsPerSec any  `expr:"rdma_packets_per_s"`
+	Live              bool `expr:"live"`
+	HasSnapshot       bool `expr:"has_snapshot"`
+	QPs               int  `expr:"qps"`
+}
+
+// WireEnv is the capture analysis as a whole.
+type WireEnv struct {
+	capture.Totals `expr:"totals"`
+	RoCEPackets    uint64  `expr:"roce_packets"`
+	RoCEv1Packets  uint64  `expr:"rocev1_packets"`
+	Packets        uint64  `expr:"packets"`
+	DurationSec    float64 `expr:"duration_s"`
+	PMTU           int     `expr:"pmtu"`
+	Malformed      uint64  `expr:"malformed_packets"`
+}
+
+// Rate returns the per-second rate of the scope port's counter name
+// (canonical, or native when it has no canonical name), or nil.
+func (e Env) Rate(name string) any {
+	for i := range e.counters {
+		if c := &e.counters[i]; c.Name == name || c.Native == name {
+			if c.Rate == nil {
+				return nil
+			}
+			return *c.Rate
+		}
+	}
+	return nil
+}
+
+// Delta returns the counter's increase since the previous sample, or nil.
+func (e Env) Delta(name string) any {
+	for i := range e.counters {
+		if c := &e.counters[i]; c.Name == name || c.Native == name {
+			if c.Delta == nil {
+				return nil
+			}
+			return float64(*c.Delta)
+		}
+	}
+	return nil
+}
+
+// Value returns the counter's raw reading, or nil.
+func (e Env) Value(name string) any {
+	for i := range e.counters {
+		if c := &e.counters[i]; c.Name == name || c.Native == name {
+			return float64(c.Value)
+		}
+	}
+	return nil
+}
+
+// Has reports whether the port has the counter at all.
+func (e Env) Has(name string) bool { return e.Value(name) != nil }
+
+// AnyRate returns the largest rate among the names the port has, or nil
+// when it has none of them: rules about one symptom that vendors count
+// under different names.
+func (e Env) AnyRate(names ...string) any {
+	var best any
+	for _, n := range names {
+		if r := e.Rate(n); r != nil && (best == nil || r.(float64) > best.(float64)) {
+			best = r
+		}
+	}
+	return best
+}

@@ -1,0 +1,296 @@
+package rules
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+	"go.yaml.in/yaml/v3"
+)
+
+// Severity of a rule.
+type Severity string
+
+// Severities, in order.
+const (
+	Info     Severity = "info"
+	Warning  Severity = "warning"
+	Critical Severity = "critical"
+)
+
+func (s Severity) rank() int {
+	return map[Severity]int{Info: 1, Warning: 2, Critical: 3}[s]
+}
+
+// Scope is what a rule is evaluated over: once per host, or once per
+// port, priority (of a port), QP or capture flow.
+type Scope string
+
+// Scopes.
+const (
+	ScopeHost     Scope = "host"
+	ScopePort     Scope = "port"
+	ScopePriority Scope = "priority"
+	ScopeQP       Scope = "qp"
+	ScopeFlow     Scope = "flow"
+)
+
+// Rule is one rule as written in a pack file.
+type Rule struct {
+	ID       string             `yaml:"id" json:"id"`
+	Title    string             `yaml:"title" json:"title"`
+	Severity Severity           `yaml:"severity" json:"severity"`
+	Scope    Scope              `yaml:"scope" json:"scope"`
+	When     string             `yaml:"when" json:"when"`
+	For      Duration           `yaml:"for" json:"for,omitempty"`
+	Params   map[string]float64 `yaml:"params" json:"params,omitempty"`
+	Evidence string             `yaml:"evidence" json:"evidence"`
+	Cause    string             `yaml:"cause" json:"cause"`
+	Confirm  []string           `yaml:"confirm" json:"confirm"`
+	Fix      []string           `yaml:"fix" json:"fix"`
+	Docs     []string           `yaml:"docs" json:"docs"`
+	// Also lists the same symptom seen in other data: e.g. packet loss in
+	// a capture's flows (scope flow) and in a port's counters (scope port).
+	Also []Variant `yaml:"also" json:"also,omitempty"`
+	// Source is file:line where the rule is defined.
+	Source string `yaml:"-" json:"source"`
+
+	program  *vm.Program
+	evidence *template.Template
+}
+
+// Variant is another scope and condition of the same rule.
+type Variant struct {
+	Scope    Scope  `yaml:"scope" json:"scope"`
+	When     string `yaml:"when" json:"when"`
+	Evidence string `yaml:"evidence" json:"evidence"`
+
+	program  *vm.Program
+	evidence *template.Template
+}
+
+// variants returns the rule's primary condition and its Also list.
+func (r *Rule) variants() []*Variant {
+	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, program: r.program, evidence: r.evidence}}
+	for i := range r.Also {
+		out = append(out, &r.Also[i])
+	}
+	return out
+}
+
+// Duration is a time.Duration written like "30s" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses "30s", "2m", "0".
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: for %q: %v", n.Line, n.Value, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as text.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// Pack is a set of rules by id.
+type Pack struct {
+	Rules []*Rule
+}
+
+// Rule returns the rule with id.
+func (p *Pack) Rule(id string) *Rule {
+	for _, r := range p.Rules {
+		if r.ID == id {
+			return r
+		}
+	}
+	return nil
+}
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// LoadError names the file and line of a bad rule.
+type LoadError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *LoadError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Load reads every *.yaml file of fsys (a directory of rule files, each a
+// YAML list of rules), in name order. Rules in later packs override earlier
+// ones by id (see Merge); within one pack a duplicate id is an error.
+func Load(fsys fs.FS, dir string) (*Pack, error) {
+	files, err := fs.Glob(fsys, path.Join(dir, "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	p := &Pack{}
+	seen := map[string]string{}
+	var errs []error
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			return nil, err
+		}
+		rules, err := parseFile(f, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, r := range rules {
+			if where, dup := seen[r.ID]; dup {
+				errs = append(errs, fmt.Errorf("%s: duplicate rule id %q (first defined at %s)", r.Source, r.ID, where))
+				continue
+			}
+			seen[r.ID] = r.Source
+			p.Rules = append(p.Rules, r)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return p, nil
+}
+
+// Merge returns base with extra's rules added, replacing those with the
+// same id (--rules DIR).
+func Merge(base, extra *Pack) *Pack {
+	out := &Pack{}
+	for _, r := range base.Rules {
+		if extra.Rule(r.ID) == nil {
+			out.Rules = append(out.Rules, r)
+		}
+	}
+	out.Rules = append(out.Rules, extra.Rules...)
+	return out
+}
+
+func parseFile(name string, data []byte) ([]*Rule, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	list := doc.Content[0]
+	if list.Kind != yaml.SequenceNode {
+		return nil, &LoadError{name, list.Line, "a rule file is a YAML list of rules"}
+	}
+	var out []*Rule
+	var errs []error
+	for _, n := range list.Content {
+		var r Rule
+		if err := decodeStrict(n, &r); err != nil {
+			errs = append(errs, &LoadError{name, n.Line, err.Error()})
+			continue
+		}
+		r.Source = fmt.Sprintf("%s:%d", path.Base(name), n.Line)
+		if err := r.compile(); err != nil {
+			errs = append(errs, &LoadError{name, lineOf(n, "when", n.Line), fmt.Sprintf("rule %q: %v", r.ID, err)})
+			continue
+		}
+		out = append(out, &r)
+	}
+	return out, errors.Join(errs...)
+}
+
+// decodeStrict decodes n into r, refusing unknown keys (a typo in a rule
+// must not silently disable a part of it).
+func decodeStrict(n *yaml.Node, r *Rule) error {
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	if err := enc.Encode(n); err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(&buf)
+	dec.KnownFields(true)
+	return dec.Decode(r)
+}
+
+func lineOf(n *yaml.Node, key string, def int) int {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1].Line
+		}
+	}
+	return def
+}
+
+// compile checks the rule and compiles its expression and evidence
+// template; an unknown variable, a wrong type or a bad template is an
+// error here, at load, not when the rule would fire.
+func (r *Rule) compile() error {
+	switch {
+	case !idPattern.MatchString(r.ID):
+		return fmt.Errorf("id %q: must be kebab-case (a-z, 0-9, -)", r.ID)
+	case r.Title == "":
+		return errors.New("no title")
+	case r.Severity.rank() == 0:
+		return fmt.Errorf("severity %q: must be info, warning or critical", r.Severity)
+	case !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, r.Scope):
+		return fmt.Errorf("scope %q: must be host, port, priority, qp or flow", r.Scope)
+	case strings.TrimSpace(r.When) == "":
+		return errors.New("no when expression")
+	case r.Cause == "" || len(r.Fix) == 0 || len(r.Confirm) == 0:
+		return errors.New("cause, confirm and fix are all required: a finding must say what to do")
+	}
+	prog, tpl, err := compileVariant(r.ID, r.When, r.Evidence, r.Params)
+	if err != nil {
+		return err
+	}
+	r.program, r.evidence = prog, tpl
+	for i := range r.Also {
+		v := &r.Also[i]
+		if !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, v.Scope) {
+			return fmt.Errorf("also[%d]: scope %q: must be host, port, priority, qp or flow", i, v.Scope)
+		}
+		if v.program, v.evidence, err = compileVariant(r.ID, v.When, v.Evidence, r.Params); err != nil {
+			return fmt.Errorf("also[%d]: %v", i, err)
+		}
+	}
+	return nil
+}
+
+func compileVariant(id, when, evidence string, params map[string]float64) (*vm.Program, *template.Template, error) {
+	if strings.TrimSpace(when) == "" {
+		return nil, nil, errors.New("no when expression")
+	}
+	prog, err := expr.Compile(when, expr.Env(Env{}), expr.AsBool())
+	if err != nil {
+		return nil, nil, fmt.Errorf("when: %v", err)
+	}
+	for _, p := range paramRefs(when) {
+		if _, ok := params[p]; !ok {
+			return nil, nil, fmt.Errorf("when uses params.%s, which the rule does not define", p)
+		}
+	}
+	tpl, err := template.New(id).Option("missingkey=error").Funcs(templateFuncs).Parse(evidence)
+	if err != nil {
+		return nil, nil, fmt.Errorf("evidence: %v", err)
+	}
+	return prog, tpl, nil
+}
+
+var paramRef = regexp.MustCompile(`params\.([a-z_][a-z0-9_]*)`)
+
+func paramRefs(src string) []string {
+	var out []string
+	for _, m := range paramRef.FindAllStringSubmatch(src, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
