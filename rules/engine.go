@@ -9,7 +9,7 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -53,6 +53,7 @@ type Engine struct {
 	// one-shot checks, where the sampling interval is the only history.
 	IgnoreFor bool
 	since     map[string]time.Time // condition true since (rule|object)
+	machine   vm.VM                // reused: one allocation less per evaluation
 	found     map[string]*Finding
 	order     []string
 }
@@ -62,46 +63,56 @@ func NewEngine(p *Pack) *Engine {
 	return &Engine{pack: p, since: map[string]time.Time{}, found: map[string]*Finding{}}
 }
 
+// object is one thing a rule is evaluated on. Its identity (id) and
+// description (keys) are built only when a finding needs them: a frame
+// can hold 10,000 QPs.
 type object struct {
 	env  Env
-	keys map[string]string
-}
-
-func (o object) key() string {
-	ks := make([]string, 0, len(o.keys))
-	for k, v := range o.keys {
-		ks = append(ks, k+"="+v)
-	}
-	sort.Strings(ks)
-	return strings.Join(ks, ",")
+	id   func() string
+	keys func() map[string]string
 }
 
 // Evaluate runs every rule on f.
 func (e *Engine) Evaluate(f Frame) Result {
-	host := hostEnv(f)
+	hostv := hostEnv(f)
+	host := &hostv
 	wire := wireEnv(f)
 	res := Result{}
 	seenNow := map[string]bool{}
+	type scoped struct {
+		objs []object
+		why  string
+	}
+	byScope := map[Scope]scoped{}
 	for _, r := range e.pack.Rules {
 		state := RuleState{Rule: r.ID, State: "cannot_evaluate"}
 		var whys []string
 		for _, v := range r.variants() {
-			objs, why := objects(f, v.Scope, host, wire)
+			sc, ok := byScope[v.Scope]
+			if !ok {
+				sc.objs, sc.why = objects(f, v.Scope, host, wire)
+				byScope[v.Scope] = sc
+			}
+			objs, why := sc.objs, sc.why
 			if why != "" {
 				whys = append(whys, string(v.Scope)+": "+why)
 				continue
 			}
 			evaluated := 0
 			var lastErr error
-			for _, o := range objs {
+			for i := range objs {
+				o := &objs[i]
 				o.env.Params = r.Params
-				out, err := expr.Run(v.program, o.env)
+				out, err := e.machine.Run(v.program, &o.env)
 				if err != nil {
 					lastErr = err
 					continue
 				}
 				evaluated++
-				k := r.ID + "|" + string(v.Scope) + "|" + o.key()
+				if out != true && len(e.since) == 0 {
+					continue
+				}
+				k := r.ID + "|" + string(v.Scope) + "|" + o.id()
 				if out != true {
 					delete(e.since, k)
 					continue
@@ -122,7 +133,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 				fd := e.found[k]
 				if fd == nil || fd.Resolved {
 					fd = &Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Confirm: r.Confirm,
-						Fix: r.Fix, Docs: r.Docs, Objects: o.keys, FirstSeen: f.Time}
+						Fix: r.Fix, Docs: r.Docs, Objects: o.keys(), FirstSeen: f.Time}
 					if e.found[k] == nil {
 						e.order = append(e.order, k)
 					}

@@ -26,7 +26,7 @@ type Env struct {
 	Prio   *PrioEnv             `expr:"prio"`
 	QP     *QPEnv               `expr:"qp"`
 	Flow   *capture.FlowSummary `expr:"flow"`
-	Host   HostEnv              `expr:"host"`
+	Host   *HostEnv             `expr:"host"`
 	Wire   *WireEnv             `expr:"wire"`
 	Params map[string]float64   `expr:"params"`
 

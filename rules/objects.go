@@ -2,7 +2,9 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -69,12 +71,12 @@ func wireEnv(f Frame) *WireEnv {
 
 // objects lists what a rule of scope is evaluated on, or why there is
 // nothing to evaluate.
-func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, string) {
+func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, string) {
 	base := Env{Host: host, Wire: wire}
 	s := f.Snapshot
 	switch scope {
 	case ScopeHost:
-		return []object{{env: base, keys: map[string]string{}}}, ""
+		return []object{{env: base, id: func() string { return "host" }, keys: func() map[string]string { return map[string]string{} }}}, ""
 	case ScopeFlow:
 		if f.Wire == nil {
 			return nil, "no capture in this frame"
@@ -84,8 +86,8 @@ func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, strin
 			fl := &f.Wire.Flows[i]
 			env := base
 			env.Flow = fl
-			out = append(out, object{env: env, keys: map[string]string{"flow": strconv.Itoa(fl.ID),
-				"src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}})
+			keys := map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}
+			out = append(out, fixed(env, keys))
 		}
 		if len(out) == 0 {
 			return nil, "the capture has no RoCE flows"
@@ -117,7 +119,7 @@ func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, strin
 			env := base
 			env.Port, env.counters = pe, p.Counters
 			if scope == ScopePort {
-				out = append(out, object{env: env, keys: keys})
+				out = append(out, fixed(env, keys))
 				continue
 			}
 			for _, pr := range p.PFC {
@@ -132,7 +134,7 @@ func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, strin
 				}
 				e2 := env
 				e2.Prio = pv
-				out = append(out, object{env: e2, keys: k})
+				out = append(out, fixed(e2, k))
 			}
 		}
 		if scope == ScopePriority && len(out) == 0 {
@@ -147,8 +149,8 @@ func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, strin
 				events[k] = append(events[k], e)
 			}
 		}
-		var out []object
-		seen := map[string]bool{}
+		out := make([]object, 0, len(s.QPs)+len(events))
+		seen := make(map[string]bool, len(s.QPs))
 		for _, q := range s.QPs {
 			k := q.Device + "/" + strconv.Itoa(int(q.LQPN))
 			seen[k] = true
@@ -179,14 +181,30 @@ func objects(f Frame, scope Scope, host HostEnv, wire *WireEnv) ([]object, strin
 func qpObject(base Env, q *QPEnv) object {
 	env := base
 	env.QP = q
-	keys := map[string]string{"device": q.Device, "qpn": fmt.Sprintf("0x%x", q.LQPN)}
-	if q.Comm != "" {
-		keys["comm"] = q.Comm
+	return object{env: env,
+		id: func() string { return "qp " + q.Device + "/" + strconv.Itoa(q.LQPN) },
+		keys: func() map[string]string {
+			keys := map[string]string{"device": q.Device, "qpn": fmt.Sprintf("0x%x", q.LQPN)}
+			if q.Comm != "" {
+				keys["comm"] = q.Comm
+			}
+			if q.PID != nil {
+				keys["pid"] = fmt.Sprint(q.PID)
+			}
+			return keys
+		}}
+}
+
+// fixed is an object whose keys are already built (few objects: ports,
+// priorities, flows).
+func fixed(env Env, keys map[string]string) object {
+	ks := make([]string, 0, len(keys))
+	for k, v := range keys {
+		ks = append(ks, k+"="+v)
 	}
-	if q.PID != nil {
-		keys["pid"] = fmt.Sprint(q.PID)
-	}
-	return object{env: env, keys: keys}
+	sort.Strings(ks)
+	id := strings.Join(ks, ",")
+	return object{env: env, id: func() string { return id }, keys: func() map[string]string { return keys }}
 }
 
 func intp(p *int) any {

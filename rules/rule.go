@@ -269,7 +269,7 @@ func compileVariant(id, when, evidence string, params map[string]float64) (*vm.P
 	if strings.TrimSpace(when) == "" {
 		return nil, nil, errors.New("no when expression")
 	}
-	prog, err := expr.Compile(when, expr.Env(Env{}), expr.AsBool())
+	prog, err := expr.Compile(when, expr.Env(&Env{}), expr.AsBool())
 	if err != nil {
 		return nil, nil, fmt.Errorf("when: %v", err)
 	}

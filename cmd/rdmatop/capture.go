@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 func newCaptureCmd() *cobra.Command {
@@ -72,7 +73,11 @@ the NIC's own traffic only when its sniffer mode is on (see docs/replay.md).`,
 			if runErr != nil {
 				sum.Error = runErr.Error()
 			}
-			if err := printSummary(cmd.OutOrStdout(), sum, fl.json); err != nil {
+			var fs []rules.Finding
+			if p, perr := rules.WithDir(fl.rules); perr == nil {
+				fs = oneShot(p, rules.Frame{Time: lastTime(sum), Wire: sum, Live: true}).Findings
+			}
+			if err := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); err != nil {
 				return err
 			}
 			return runErr

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdmatop/rdmatop/rules"
+
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -18,6 +20,7 @@ type analysisFlags struct {
 	maxFlows int
 	noICRC   bool
 	maxAnoms int
+	rules    string
 }
 
 func (f *analysisFlags) register(cmd *cobra.Command) {
@@ -27,6 +30,7 @@ func (f *analysisFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
 	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
 	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification")
+	cmd.Flags().StringVar(&f.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 }
 
 func (f *analysisFlags) config() (capture.Config, error) {
@@ -69,7 +73,14 @@ byte offset, and the exit status is 2.`,
 			if sum == nil {
 				return err
 			}
-			if perr := printSummary(cmd.OutOrStdout(), sum, fl.json); perr != nil {
+			// The wire rules run on every replay: findings come with the analysis.
+			var fs []rules.Finding
+			if p, perr := rules.WithDir(fl.rules); perr != nil {
+				return usageError{perr}
+			} else {
+				fs = oneShot(p, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
+			}
+			if perr := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); perr != nil {
 				return perr
 			}
 			return err
@@ -79,11 +90,28 @@ byte offset, and the exit status is 2.`,
 	return cmd
 }
 
-func printSummary(w io.Writer, s *capture.Summary, asJSON bool) error {
+// replayDoc is the JSON of `rdmatop replay CAPTURE --json`: the analysis
+// with the findings of the wire rules.
+type replayDoc struct {
+	*capture.Summary
+	Findings []rules.Finding `json:"findings"`
+}
+
+func printReplay(w io.Writer, s *capture.Summary, fs []rules.Finding, asJSON bool) error {
+	if fs == nil {
+		fs = []rules.Finding{}
+	}
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return enc.Encode(replayDoc{Summary: s, Findings: fs})
 	}
-	return capture.WriteReport(w, s, capture.ReportOptions{})
+	if err := capture.WriteReport(w, s, capture.ReportOptions{}); err != nil {
+		return err
+	}
+	if len(fs) > 0 {
+		fmt.Fprintln(w, "\nfindings")
+		writeFindings(w, checkResult{Source: s.File, Findings: fs})
+	}
+	return nil
 }

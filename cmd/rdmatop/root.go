@@ -25,7 +25,9 @@ func newRootCmd() *cobra.Command {
   sudo rdmatop capture -i eth0     capture RoCE live (AF_PACKET) and report
   rdmatop --once --json [-i eth0]  one snapshot of the host: ports, counters and rates,
                                    PFC, congestion, QPs, events, config, probe status
-  rdmatop record -o FILE           record what the probes see, tick by tick`,
+  rdmatop record -o FILE           record what the probes see, tick by tick
+  rdmatop check [FILE]             what is wrong and what to do (exit 1 on warnings)
+  rdmatop rules                    the diagnosis rules`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := hf.check(); err != nil {
@@ -46,6 +48,6 @@ func newRootCmd() *cobra.Command {
 	hf.register(root)
 	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
 	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")
-	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd())
+	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd())
 	return root
 }

@@ -13,12 +13,14 @@ import (
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/sampler"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // hostFlags select what the host probes look at.
 type hostFlags struct {
 	netdev, device, root string
 	interval             time.Duration
+	rules                string
 }
 
 func (h *hostFlags) register(cmd *cobra.Command) {
@@ -26,6 +28,7 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&h.device, "device", "d", "", "only this RDMA device (e.g. mlx5_0)")
 	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
 	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
+	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 }
 
 func (h *hostFlags) check() error {
@@ -55,11 +58,27 @@ func runOnce(ctx context.Context, w io.Writer, h hostFlags) error {
 		return ctx.Err()
 	}
 	snap := s.Sample(ctx, now.Add(h.interval))
-	return writeSnapshot(w, snap)
+	p, err := rules.WithDir(h.rules)
+	if err != nil {
+		return usageError{err}
+	}
+	res := oneShot(p, rules.Frame{Time: snap.Time, Snapshot: snap, Live: h.root == "/"})
+	return writeSnapshot(w, snap, res)
 }
 
-func writeSnapshot(w io.Writer, snap *probes.Snapshot) error {
+// snapshotDoc is the JSON of `rdmatop --once --json`: the snapshot, the
+// findings and how every rule fared.
+type snapshotDoc struct {
+	*probes.Snapshot
+	Findings []rules.Finding   `json:"findings"`
+	Rules    []rules.RuleState `json:"rules"`
+}
+
+func writeSnapshot(w io.Writer, snap *probes.Snapshot, res rules.Result) error {
+	if res.Findings == nil {
+		res.Findings = []rules.Finding{}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(snap)
+	return enc.Encode(snapshotDoc{Snapshot: snap, Findings: res.Findings, Rules: res.Rules})
 }

@@ -1,0 +1,89 @@
+package rules
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const goodRule = `
+- id: demo-rule
+  title: Demo
+  severity: warning
+  scope: port
+  when: Rate("cnp_sent") > 1
+  evidence: "{{num (.Rate \"cnp_sent\")}} CNP/s"
+  cause: demo
+  confirm: ["rdma statistic show"]
+  fix: ["nothing"]
+  docs: ["docs/troubleshooting.md#demo-rule"]
+`
+
+func loadOne(content string) error {
+	_, err := Load(fstest.MapFS{"r/a.yaml": {Data: []byte(content)}}, "r")
+	return err
+}
+
+// Bad rule files are rejected at load with file:line and the reason.
+func TestBadRuleFiles(t *testing.T) {
+	if err := loadOne(goodRule); err != nil {
+		t.Fatalf("good rule rejected: %v", err)
+	}
+	for _, c := range []struct {
+		name, content, want string
+	}{
+		{"yaml syntax", "- id: x\n  title: [unclosed\n", "r/a.yaml"},
+		{"unknown variable", strings.Replace(goodRule, `Rate("cnp_sent") > 1`, "port.no_such_field > 1", 1), "r/a.yaml:6: rule \"demo-rule\": when: type rules.PortEnv has no field no_such_field"},
+		{"wrong type", strings.Replace(goodRule, `Rate("cnp_sent") > 1`, `port.device > 1`, 1), "invalid operation"},
+		{"not a boolean", strings.Replace(goodRule, `Rate("cnp_sent") > 1`, `port.port + 1`, 1), "expected bool"},
+		{"unknown key", strings.Replace(goodRule, "  cause: demo", "  cause: demo\n  severty: info", 1), "field severty not found"},
+		{"bad severity", strings.Replace(goodRule, "severity: warning", "severity: urgent", 1), `severity "urgent"`},
+		{"bad id", strings.Replace(goodRule, "id: demo-rule", "id: Demo_Rule", 1), "kebab-case"},
+		{"no fix", strings.Replace(goodRule, `  fix: ["nothing"]`, "", 1), "cause, confirm and fix"},
+		{"undefined param", strings.Replace(goodRule, `Rate("cnp_sent") > 1`, `Rate("cnp_sent") > params.limit`, 1), "params.limit"},
+		{"bad template", strings.Replace(goodRule, `{{num (.Rate \"cnp_sent\")}}`, `{{.Nope`, 1), "evidence"},
+		{"duplicate id", goodRule + strings.TrimPrefix(goodRule, "\n"), "duplicate rule id \"demo-rule\""},
+	} {
+		err := loadOne(c.content)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// --rules DIR overrides a built-in rule by id and adds new ones.
+func TestOverride(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/x.yaml", []byte(strings.Replace(strings.Replace(goodRule, "id: demo-rule", "id: packet-loss", 1),
+		"docs/troubleshooting.md#demo-rule", "local", 1)+strings.TrimPrefix(goodRule, "\n")), 0o644)
+	p, err := WithDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := p.Rule("packet-loss"); r == nil || r.Title != "Demo" || p.Rule("demo-rule") == nil {
+		t.Errorf("override: %+v", r)
+	}
+	n := 0
+	for _, r := range p.Rules {
+		if r.ID == "packet-loss" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d packet-loss rules after override", n)
+	}
+}
+
+// docs/rules.md is generated from the pack; it must not be stale.
+func TestRulesDocUpToDate(t *testing.T) {
+	p, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Markdown(p)
+	got, err := os.ReadFile("../docs/rules.md")
+	if err != nil || string(got) != want {
+		t.Errorf("docs/rules.md is stale: regenerate with `go run ./cmd/rdmatop rules --markdown > docs/rules.md`")
+	}
+}
