@@ -87,3 +87,24 @@ func TestRulesDocUpToDate(t *testing.T) {
 		t.Errorf("docs/rules.md is stale: regenerate with `go run ./cmd/rdmatop rules --markdown > docs/rules.md`")
 	}
 }
+
+// Every rule links a section of docs/troubleshooting.md that exists.
+func TestRulesHaveTroubleshootingSections(t *testing.T) {
+	p, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../docs/troubleshooting.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range p.Rules {
+		if !strings.Contains(string(doc), "\n## "+r.ID+"\n") {
+			t.Errorf("docs/troubleshooting.md has no section \"## %s\"", r.ID)
+		}
+		want := "docs/troubleshooting.md#" + r.ID
+		if len(r.Docs) == 0 || r.Docs[0] != want {
+			t.Errorf("%s: first docs link %v, want %s", r.ID, r.Docs, want)
+		}
+	}
+}

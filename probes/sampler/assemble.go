@@ -152,6 +152,10 @@ func ethtoolCounters(raw ethtool.Raw) []probes.Counter {
 		c := probes.Counter{Name: n, Native: n, Source: "ethtool", Value: raw.Stats[n], Unit: unit}
 		if m, ok := alias.MapFrom(raw.Driver, alias.SourceEthtool, n); ok {
 			c.Name = m.Canonical
+		} else if alias.Lookup(n).Name != "" {
+			// mlx5's netdev rx_packets is not the RDMA port's rx_packets:
+			// an unmapped ethtool name must not pose as a canonical one.
+			c.Name = "ethtool_" + n
 		}
 		if gauge {
 			c.Behavior = probes.NotCounter

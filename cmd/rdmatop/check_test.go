@@ -1,0 +1,62 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// rdmatop check's exit codes, end to end: 0 nothing at warning or above,
+// 1 something is, 2 usage or input errors.
+func TestCheckExitCodes(t *testing.T) {
+	badRules := t.TempDir()
+	os.WriteFile(filepath.Join(badRules, "x.yaml"), []byte("- id: Bad\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"check", "../../testdata/rxe/pcap/clean.pcap"}, 0, "no findings"},
+		{[]string{"check", "../../testdata/rxe/pcap/lossy1.pcap"}, 1, "[packet-loss]"},
+		{[]string{"check", "../../testdata/lab/faults/faults.bundle.gz"}, 1, "[qp-error-state]"},
+		{[]string{"check", "/nonexistent.pcap"}, 2, ""},
+		{[]string{"check", "../../testdata/rxe/pcap/clean.pcap", "--rules", badRules}, 2, ""},
+		{[]string{"check", "a", "b"}, 2, ""},
+	} {
+		out, stderr, code := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("rdmatop %v: exit %d (want %d), stdout %.300q, stderr %q", c.args, code, c.code, out, stderr)
+		}
+	}
+}
+
+// replay --json carries the findings of the wire rules.
+func TestReplayJSONHasFindings(t *testing.T) {
+	out, _, code := runCLI(t, "replay", "../../testdata/rxe/faults/access/capture.pcap", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		RoCEPackets uint64 `json:"roce_packets"`
+		Findings    []struct {
+			Rule     string            `json:"rule"`
+			Severity string            `json:"severity"`
+			Objects  map[string]string `json:"objects"`
+			Evidence string            `json:"evidence"`
+			Fix      []string          `json:"fix"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.RoCEPackets != 16 || len(doc.Findings) == 0 {
+		t.Fatalf("%d packets, findings %+v", doc.RoCEPackets, doc.Findings)
+	}
+	for _, f := range doc.Findings {
+		if f.Rule == "" || f.Severity == "" || f.Evidence == "" || len(f.Fix) == 0 || len(f.Objects) == 0 {
+			t.Errorf("incomplete finding %+v", f)
+		}
+	}
+}
