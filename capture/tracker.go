@@ -43,6 +43,8 @@ type Tracker struct {
 
 	anomalies        []anomaly
 	anomaliesDropped uint64
+
+	recent recentRing
 }
 
 // anomaly is the raw form of an Anomaly, formatted only when reported.
@@ -198,6 +200,12 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	case ICRCUnverifiable:
 		f.icrcUnver++
 	}
+	syn := int16(-1)
+	if p.Has(roce.HasAETH) {
+		syn = int16(p.AETH.Syndrome)
+	}
+	t.recent.add(PacketLine{Packet: pkt, TS: ts, FlowID: f.id, Opcode: op, PSN: p.BTH.PSN, AckReq: p.BTH.AckReq,
+		Syndrome: syn, Length: uint16(min(d.WireLen, 65535)), ECN: d.ECN, ICRC: d.ICRC})
 	tr := op.Transport()
 	switch {
 	case op.IsCNP():

@@ -59,3 +59,46 @@ func TestRTTHistogram(t *testing.T) {
 		t.Errorf("a single sample must be exact: %+v", r)
 	}
 }
+
+// The recent-packets ring lists a flow's last packets in order.
+func TestRecentPackets(t *testing.T) {
+	a := NewAnalyzer(Config{})
+	src, err := OpenFile("../testdata/rxe/faults/rnr-exceeded/capture.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	if err := a.Run(src); err != nil {
+		t.Fatal(err)
+	}
+	all := a.Tracker().Recent(0, 100)
+	if len(all) != 12 {
+		t.Fatalf("%d recent packets, want the capture's 12", len(all))
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].Packet <= all[i-1].Packet {
+			t.Fatalf("not in order: %+v", all)
+		}
+	}
+	// The responder's flow carries 3 RNR NAKs (syndrome 56) and 3
+	// sequence NAKs (96), and nothing else (MANIFEST: rnr-exceeded).
+	resp := -1
+	for _, l := range all {
+		if l.Syndrome == 56 {
+			resp = l.FlowID
+		}
+	}
+	var rnr, seq int
+	lines := a.Tracker().Recent(resp, 100)
+	for _, l := range lines {
+		switch l.Syndrome {
+		case 56:
+			rnr++
+		case 96:
+			seq++
+		}
+	}
+	if len(lines) != 6 || rnr != 3 || seq != 3 {
+		t.Errorf("responder flow lines %d (RNR %d, seq %d), want 6 (3, 3)", len(lines), rnr, seq)
+	}
+}
