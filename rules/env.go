@@ -22,10 +22,13 @@ type Frame struct {
 // object are set (Port, Prio, QP or Flow); Host and Wire are always there
 // when the frame has them. docs/rules.md documents every name.
 type Env struct {
-	Port   *PortEnv             `expr:"port"`
-	Prio   *PrioEnv             `expr:"prio"`
-	QP     *QPEnv               `expr:"qp"`
-	Flow   *capture.FlowSummary `expr:"flow"`
+	Port *PortEnv             `expr:"port"`
+	Prio *PrioEnv             `expr:"prio"`
+	QP   *QPEnv               `expr:"qp"`
+	Flow *capture.FlowSummary `expr:"flow"`
+	// Peer is the flow carrying the other direction of Flow\'s connection
+	// (its ACKs and NAKs, or its requests), nil when not paired.
+	Peer   *capture.FlowSummary `expr:"peer"`
 	Host   *HostEnv             `expr:"host"`
 	Wire   *WireEnv             `expr:"wire"`
 	Params map[string]float64   `expr:"params"`

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -81,11 +82,18 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 		if f.Wire == nil {
 			return nil, "no capture in this frame"
 		}
+		byID := make(map[int]*capture.FlowSummary, len(f.Wire.Flows))
+		for i := range f.Wire.Flows {
+			byID[f.Wire.Flows[i].ID] = &f.Wire.Flows[i]
+		}
 		var out []object
 		for i := range f.Wire.Flows {
 			fl := &f.Wire.Flows[i]
 			env := base
 			env.Flow = fl
+			if fl.PeerID != 0 {
+				env.Peer = byID[fl.PeerID]
+			}
 			keys := map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}
 			out = append(out, fixed(env, keys))
 		}
