@@ -1,0 +1,282 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// run returns every frame of a scenario.
+func run(t *testing.T, seed int64) []monitor.Frame {
+	t.Helper()
+	var out []monitor.Frame
+	for f, err := range New(seed).Frames(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+var frames []monitor.Frame // DefaultSeed, computed once
+
+func defaultFrames(t *testing.T) []monitor.Frame {
+	t.Helper()
+	if frames == nil {
+		frames = run(t, DefaultSeed)
+	}
+	return frames
+}
+
+func tickTime(i int) time.Time { return Start.Add(time.Duration(i) * Interval) }
+
+// Two runs give the same frames, byte for byte as JSON, and nothing is
+// read from the repository at run time (the working directory is empty).
+func TestDeterministic(t *testing.T) {
+	t.Chdir(t.TempDir())
+	a, b := run(t, DefaultSeed), run(t, DefaultSeed)
+	if len(a) != New(DefaultSeed).Ticks() || len(a) != len(b) {
+		t.Fatalf("%d and %d frames", len(a), len(b))
+	}
+	ja, err := json.Marshal(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jb, _ := json.Marshal(b)
+	if !bytes.Equal(ja, jb) {
+		for i := range a {
+			x, _ := json.Marshal(a[i])
+			y, _ := json.Marshal(b[i])
+			if !bytes.Equal(x, y) {
+				t.Fatalf("frame %d differs between two runs", i)
+			}
+		}
+	}
+	// The seed only moves the traffic jitter.
+	c := run(t, DefaultSeed+1)
+	jc, _ := json.Marshal(c)
+	if bytes.Equal(ja, jc) {
+		t.Error("another seed gives the same frames")
+	}
+}
+
+func active(f monitor.Frame, rule string) *rules.Finding {
+	for i := range f.Findings {
+		if f.Findings[i].Rule == rule && !f.Findings[i].Resolved {
+			return &f.Findings[i]
+		}
+	}
+	return nil
+}
+
+// Each episode makes its rules fire, within the episode, after the rule's
+// `for` (the engine keeps the history across ticks).
+func TestPhasesFireTheirRules(t *testing.T) {
+	fs := defaultFrames(t)
+	pack, err := rules.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forOf := map[string]time.Duration{}
+	for _, r := range pack.Rules {
+		forOf[r.ID] = time.Duration(r.For)
+	}
+	want := map[string]bool{"pfc-pause-backpressure": true, "ecn-marked-no-cnp": true, "qp-error-state": true,
+		"packet-loss": true, "retransmissions": true}
+	for _, ph := range Phases() {
+		for i := ph.First; i <= ph.Last; i++ {
+			if fs[i].Phase != ph.Name {
+				t.Fatalf("tick %d: phase %q, want %q", i, fs[i].Phase, ph.Name)
+			}
+		}
+		for _, rule := range ph.Rules {
+			delete(want, rule)
+			if f := active(fs[ph.First-1], rule); f != nil {
+				t.Errorf("%s already active before %q: %+v", rule, ph.Name, f)
+			}
+			last := active(fs[ph.Last], rule)
+			if last == nil {
+				t.Errorf("%q (ticks %d-%d): %s does not fire", ph.Name, ph.First, ph.Last, rule)
+				continue
+			}
+			// Rates exist from the episode's first tick (its counters moved
+			// since the tick before), so the rule fires after exactly `for`.
+			if want := tickTime(ph.First).Add(forOf[rule]); !last.FirstSeen.Equal(want) {
+				t.Errorf("%s first seen %s, want %s (for %s)", rule, last.FirstSeen, want, forOf[rule])
+			}
+			if last.Evidence == "" || strings.Contains(last.Evidence, "unavailable") {
+				t.Errorf("%s evidence: %q", rule, last.Evidence)
+			}
+			t.Logf("%s: %s", rule, last.Evidence)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("no episode for %v", want)
+	}
+}
+
+// Healthy traffic has no warning or critical finding; after the recovery
+// the findings are all resolved (and kept, as resolved).
+func TestHealthyIsQuiet(t *testing.T) {
+	fs := defaultFrames(t)
+	for _, ph := range Phases() {
+		if ph.kind != healthy && ph.kind != recovered {
+			continue
+		}
+		for i := ph.First; i <= ph.Last; i++ {
+			for _, f := range fs[i].Findings {
+				if rules.AtLeastWarning([]rules.Finding{f}) && (ph.kind == healthy || !f.Resolved) {
+					t.Errorf("tick %d (%s): %s %s: %s", i, ph.Name, f.Severity, f.Rule, f.Evidence)
+				}
+			}
+			for _, r := range fs[i].Rules {
+				if r.State == "pending" || r.State == "firing" {
+					t.Errorf("tick %d (%s): rule %s %s", i, ph.Name, r.Rule, r.State)
+				}
+			}
+		}
+	}
+	if !rules.AtLeastWarning(fs[len(fs)-1].Findings) {
+		t.Error("the last frame forgot the resolved findings")
+	}
+}
+
+func port(f monitor.Frame, dev string) *probes.Port {
+	for i := range f.Snapshot.Ports {
+		if f.Snapshot.Ports[i].Device == dev {
+			return &f.Snapshot.Ports[i]
+		}
+	}
+	return nil
+}
+
+func counter(p *probes.Port, name string) *probes.Counter {
+	for i := range p.Counters {
+		if p.Counters[i].Name == name {
+			return &p.Counters[i]
+		}
+	}
+	return nil
+}
+
+// Frames are whole: the demo's mode and clock, two active ports whose
+// counters have rates after the first tick, a capture, every rule's state.
+func TestFrameShape(t *testing.T) {
+	fs := defaultFrames(t)
+	for i, f := range fs {
+		if f.Mode != monitor.ModeDemo || f.Seq != i || f.Total != len(fs) || f.Source != Source || !f.Time.Equal(tickTime(i)) {
+			t.Fatalf("frame %d: mode %s seq %d total %d source %q time %s", i, f.Mode, f.Seq, f.Total, f.Source, f.Time)
+		}
+		if f.Snapshot == nil || len(f.Snapshot.Ports) != 2 || f.Wire == nil || f.Wire.RoCEPackets == 0 || len(f.Rules) == 0 {
+			t.Fatalf("frame %d: snapshot %v, wire %v, %d rule states", i, f.Snapshot != nil, f.Wire != nil, len(f.Rules))
+		}
+		for _, dev := range []string{"mlx5_0", "mlx5_1"} {
+			p := port(f, dev)
+			if p == nil || p.State != "ACTIVE" || p.LinkLayer != "Ethernet" {
+				t.Fatalf("frame %d: %s: %+v", i, dev, p)
+			}
+			c := counter(p, "rx_packets")
+			if c == nil {
+				t.Fatalf("frame %d: %s has no rx_packets", i, dev)
+			}
+			if (i == 0) != (c.Rate == nil) || (i > 0 && *c.Rate <= 0) {
+				t.Errorf("frame %d: %s rx_packets rate %v", i, dev, c.Rate)
+			}
+		}
+		for _, r := range f.Rules {
+			if r.State == "cannot_evaluate" && i > 0 {
+				t.Errorf("frame %d: rule %s cannot be evaluated: %s", i, r.Rule, r.Detail)
+			}
+		}
+		if len(f.Snapshot.QPs) != 5 {
+			t.Errorf("frame %d: %d QPs", i, len(f.Snapshot.QPs))
+		}
+	}
+	// The story in the numbers the views show.
+	pfcT := fs[phases[pfc].Last]
+	var prio3 *probes.PFCPriority
+	for i, pp := range port(pfcT, "mlx5_0").PFC {
+		if pp.Priority == 3 {
+			prio3 = &port(pfcT, "mlx5_0").PFC[i]
+		}
+	}
+	if prio3 == nil || prio3.RxPausedPercent == nil || *prio3.RxPausedPercent < 10 || *prio3.RxPausePerSec < 10000 {
+		t.Errorf("PFC episode, priority 3: %+v", prio3)
+	}
+	ecnT := port(fs[phases[ecn].Last], "mlx5_0")
+	if m, c := counter(ecnT, "ecn_marked_roce_packets"), counter(ecnT, "cnp_sent"); *m.Rate < 10000 || *c.Rate != 0 {
+		t.Errorf("ECN episode: marks %v/s, CNPs %v/s", *m.Rate, *c.Rate)
+	}
+	lossT := fs[phases[loss].First]
+	if oos := counter(port(lossT, "mlx5_0"), "out_of_sequence"); oos.Rate == nil || *oos.Rate < 100 {
+		t.Errorf("loss episode: out_of_sequence %+v", oos)
+	}
+	if w := lossT.Wire.Totals; w.PSNGaps == 0 || w.RetransmittedPackets == 0 || w.GoBackN < 2 {
+		t.Errorf("loss episode wire: %+v", w)
+	}
+}
+
+// The QP that fails is in ERR, with its qp_state event on the tick it
+// changed; it is destroyed and replaced when the job reconnects.
+func TestQPError(t *testing.T) {
+	fs := defaultFrames(t)
+	at := fs[phases[qpErr].First]
+	var ev *probes.Event
+	for i, e := range at.Snapshot.Events {
+		if e.Kind == "qp_state" && e.QPN != nil && *e.QPN == failedQPN {
+			ev = &at.Snapshot.Events[i]
+		}
+	}
+	if ev == nil || !strings.HasSuffix(ev.Detail, "RTS -> ERR") || ev.Device != "mlx5_0" {
+		t.Fatalf("events at tick %d: %+v", phases[qpErr].First, at.Snapshot.Events)
+	}
+	for _, q := range fs[phases[qpErr].Last].Snapshot.QPs {
+		if q.LQPN == failedQPN && q.State != "ERR" {
+			t.Errorf("QP %#x is %s", q.LQPN, q.State)
+		}
+	}
+	after := fs[phases[loss].First].Snapshot
+	for _, q := range after.QPs {
+		if q.LQPN == failedQPN {
+			t.Errorf("QP %#x still listed after it was destroyed", q.LQPN)
+		}
+	}
+	if f := active(fs[phases[loss].First], "qp-error-state"); f != nil {
+		t.Errorf("qp-error-state still active after the QP was destroyed: %s", f.Evidence)
+	}
+}
+
+// Frames can be asked for in any order; out of range is an error.
+func TestFrameAccess(t *testing.T) {
+	s := New(DefaultSeed)
+	ctx := context.Background()
+	late, err := s.Frame(ctx, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early, err := s.Frame(ctx, 3)
+	if err != nil || early.Seq != 3 || late.Seq != 50 {
+		t.Fatalf("seq %d, %d, %v", early.Seq, late.Seq, err)
+	}
+	a, _ := json.Marshal(late)
+	b, _ := json.Marshal(defaultFrames(t)[50])
+	if !bytes.Equal(a, b) {
+		t.Error("frame 50 differs when asked for first")
+	}
+	if _, err := s.Frame(ctx, s.Ticks()); err == nil {
+		t.Error("no error past the end")
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := New(DefaultSeed).Frame(cctx, 5); err == nil {
+		t.Error("no error with a cancelled context")
+	}
+}
