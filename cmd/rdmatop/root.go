@@ -27,7 +27,8 @@ func newRootCmd() *cobra.Command {
                                    PFC, congestion, QPs, events, config, probe status
   rdmatop record -o FILE           record what the probes see, tick by tick
   rdmatop check [FILE]             what is wrong and what to do (exit 1 on warnings)
-  rdmatop rules                    the diagnosis rules`,
+  rdmatop rules                    the diagnosis rules
+  rdmatop demo                     a built-in scenario, no hardware needed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := hf.check(); err != nil {
@@ -48,6 +49,6 @@ func newRootCmd() *cobra.Command {
 	hf.register(root)
 	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
 	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")
-	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd())
+	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
 	return root
 }
