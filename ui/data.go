@@ -1,0 +1,391 @@
+package ui
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// maxEvents bounds the event timeline.
+const maxEvents = 2000
+
+var (
+	qpCols = []column{{Title: "DEVICE", Width: 9}, {Title: "PORT", Width: 4, Right: true, Num: true},
+		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true},
+		{Title: "TYPE", Width: 5}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true},
+		{Title: "SQ PSN", Width: 9, Right: true, Num: true}, {Title: "RQ PSN", Width: 9, Right: true, Num: true},
+		{Title: "COMM", Width: 0}}
+	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST QP", Width: 33},
+		{Title: "TR", Width: 3}, {Title: "PKTS", Width: 7, Right: true, Num: true},
+		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
+		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
+		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "CE", Width: 5, Right: true, Num: true},
+		{Title: "p99µs", Width: 6, Right: true, Num: true}, {Title: "!", Width: 0}}
+	eventCols = []column{{Title: "TIME", Width: 12}, {Title: "SEV", Width: 4}, {Title: "SOURCE", Width: 6},
+		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 16}, {Title: "DETAIL", Width: 0}}
+	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20}, {Title: "SOURCE", Width: 9},
+		{Title: "VALUE", Width: 14, Right: true, Num: true}, {Title: "DELTA", Width: 10, Right: true, Num: true},
+		{Title: "RATE/s", Width: 9, Right: true, Num: true}, {Title: "UNIT", Width: 0}}
+)
+
+func sevWord(s string) string {
+	switch s {
+	case "critical":
+		return "CRIT"
+	case "warning":
+		return "WARN"
+	case "info":
+		return "INFO"
+	}
+	return strings.ToUpper(s)
+}
+
+// setFrame makes f the frame shown and derives everything View needs, so
+// that View only lays out text.
+func (m *Model) setFrame(f *monitor.Frame) {
+	m.frame = f
+	m.active = m.active[:0]
+	for _, fd := range f.Findings {
+		if !fd.Resolved {
+			m.active = append(m.active, fd)
+		}
+	}
+	if m.findingSel >= len(m.active) {
+		m.findingSel = max(0, len(m.active)-1)
+	}
+	s := f.Snapshot
+	if s != nil {
+		for i := range s.Ports {
+			p := &s.Ports[i]
+			k := portKey(p)
+			v := 0.0
+			if p.Traffic.RxBytesPerSec != nil {
+				v += *p.Traffic.RxBytesPerSec
+			}
+			if p.Traffic.TxBytesPerSec != nil {
+				v += *p.Traffic.TxBytesPerSec
+			}
+			h := append(m.history[k], v)
+			if len(h) > historyLen {
+				h = h[len(h)-historyLen:]
+			}
+			m.history[k] = h
+		}
+		if m.port >= len(s.Ports) {
+			m.port = 0
+		}
+		m.buildQPs(s)
+		m.addEvents(s.Events)
+	} else {
+		m.tables[ViewQPs].setRows(nil)
+	}
+	m.buildFlows(f)
+	m.buildCounters()
+	m.configOf = configLines(f)
+}
+
+func portKey(p *probes.Port) string { return p.Device + "/" + strconv.Itoa(p.Port) }
+
+func u32f(p *uint32) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return float64(*p)
+}
+
+func (m *Model) buildQPs(s *probes.Snapshot) {
+	rs := make([]row, 0, len(s.QPs))
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		pid := math.NaN()
+		if q.PID != nil {
+			pid = float64(*q.PID)
+		}
+		comm := Sanitize(q.Comm)
+		if comm == "" && q.KernOwner != "" {
+			comm = "[" + Sanitize(q.KernOwner) + "]"
+		}
+		rs = append(rs, newRow(
+			[]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
+				Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm},
+			[]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0},
+			"qp:"+q.State))
+	}
+	m.tables[ViewQPs].setRows(rs)
+}
+
+func (m *Model) buildFlows(f *monitor.Frame) {
+	t := m.tables[ViewFlows]
+	if f.Wire == nil {
+		t.setRows(nil)
+		return
+	}
+	fl := make([]int, len(f.Wire.Flows))
+	for i := range fl {
+		fl[i] = i
+	}
+	// Troubled first, then by packets: the natural order.
+	sort.SliceStable(fl, func(a, b int) bool {
+		x, y := &f.Wire.Flows[fl[a]], &f.Wire.Flows[fl[b]]
+		if x.Troubled != y.Troubled {
+			return x.Troubled
+		}
+		return x.Packets > y.Packets
+	})
+	rs := make([]row, 0, len(fl))
+	for _, i := range fl {
+		w := &f.Wire.Flows[i]
+		naks := w.NAKs.Total()
+		mark, class := "", ""
+		if w.Troubled {
+			mark, class = "!!", "warning"
+		}
+		rtt := "-"
+		if w.RTTus.Samples > 0 {
+			rtt = trim(w.RTTus.P99)
+		}
+		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+		rs = append(rs, newRow(
+			[]string{strconv.Itoa(w.ID), Sanitize(w.Src) + " → " + Sanitize(w.Dst) + " qp " + strconv.FormatUint(uint64(w.DestQP), 10),
+				Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(w.Gbps, 'f', 2, 64), u(w.PSNGaps),
+				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
+			[]float64{float64(w.ID), 0, 0, float64(w.Packets), w.Gbps, float64(w.PSNGaps), float64(w.RetransmittedPackets),
+				float64(naks), float64(w.CNPs), float64(w.ECNCE), w.RTTus.P99, 0},
+			class))
+	}
+	t.setRows(rs)
+}
+
+func (m *Model) addEvents(evs []probes.Event) {
+	for i := range evs {
+		e := &evs[i]
+		obj := Sanitize(e.Device)
+		if e.Port != 0 {
+			obj += "/" + strconv.Itoa(e.Port)
+		}
+		if e.QPN != nil {
+			obj += " qp " + strconv.FormatUint(uint64(*e.QPN), 10)
+		}
+		m.events = append(m.events, eventRow{newRow(
+			[]string{e.Time.UTC().Format("15:04:05.000"), sevWord(string(e.Severity)), Sanitize(e.Source),
+				Sanitize(e.Kind), obj, Sanitize(e.Detail)},
+			[]float64{float64(e.Time.UnixNano()), 0, 0, 0, 0, 0}, string(e.Severity))})
+	}
+	if len(m.events) > maxEvents {
+		m.events = append(m.events[:0:0], m.events[len(m.events)-maxEvents:]...)
+	}
+	rs := make([]row, len(m.events))
+	for i := range m.events { // newest first
+		rs[len(m.events)-1-i] = m.events[i].r
+	}
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Nums[0] > rs[b].Nums[0] })
+	m.tables[ViewEvents].setRows(rs)
+}
+
+func (m *Model) buildCounters() {
+	t := m.tables[ViewCounters]
+	p := m.selectedPort()
+	if p == nil {
+		t.setRows(nil)
+		return
+	}
+	rs := make([]row, 0, len(p.Counters))
+	for i := range p.Counters {
+		c := &p.Counters[i]
+		d, r := math.NaN(), math.NaN()
+		if c.Delta != nil {
+			d = float64(*c.Delta)
+		}
+		if c.Rate != nil {
+			r = *c.Rate
+		}
+		unit := Sanitize(c.Unit)
+		if c.Note != "" {
+			unit += " (" + Sanitize(string(c.Note)) + ")"
+		}
+		rs = append(rs, newRow(
+			[]string{Sanitize(c.Name), Sanitize(c.Native), Sanitize(c.Source), strconv.FormatUint(c.Value, 10),
+				optU(c.Delta), optF(c.Rate), unit},
+			[]float64{0, 0, 0, float64(c.Value), d, r, 0}, ""))
+	}
+	t.setRows(rs)
+}
+
+func (m *Model) selectedPort() *probes.Port {
+	if m.frame == nil || m.frame.Snapshot == nil || m.port >= len(m.frame.Snapshot.Ports) {
+		return nil
+	}
+	return &m.frame.Snapshot.Ports[m.port]
+}
+
+func findingDetail(f rules.Finding) []string {
+	var l []string
+	l = append(l, "severity  "+sevWord(string(f.Severity))+"    rule  "+Sanitize(f.Rule))
+	if len(f.Objects) > 0 {
+		l = append(l, "objects   "+objects(f.Objects))
+	}
+	if !f.FirstSeen.IsZero() {
+		l = append(l, "since     "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05")+"  last "+f.LastSeen.UTC().Format("15:04:05"))
+	}
+	l = append(l, "", "EVIDENCE")
+	l = append(l, indent(f.Evidence)...)
+	l = append(l, "", "LIKELY CAUSE")
+	l = append(l, indent(f.Cause)...)
+	l = append(l, "", "HOW TO CONFIRM")
+	for _, c := range f.Confirm {
+		l = append(l, indent("$ "+c)...)
+	}
+	l = append(l, "", "FIX")
+	for _, c := range f.Fix {
+		l = append(l, indent("• "+c)...)
+	}
+	if len(f.Docs) > 0 {
+		l = append(l, "", "DOCS")
+		for _, c := range f.Docs {
+			l = append(l, indent(c)...)
+		}
+	}
+	return l
+}
+
+func indent(s string) []string {
+	var out []string
+	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
+		out = append(out, "  "+Sanitize(ln))
+	}
+	return out
+}
+
+func objects(o map[string]string) string {
+	ks := make([]string, 0, len(o))
+	for k := range o {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var b strings.Builder
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Sanitize(k) + "=" + Sanitize(o[k]))
+	}
+	return b.String()
+}
+
+func configLines(f *monitor.Frame) []string {
+	s := f.Snapshot
+	if s == nil {
+		return []string{"no host configuration in this run (a capture alone has none)"}
+	}
+	var l []string
+	l = append(l, "PORTS")
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		l = append(l, "  "+Sanitize(p.Device)+"/"+strconv.Itoa(p.Port)+"  netdev "+orDash(Sanitize(p.Netdev))+
+			"  "+orDash(p.State)+"  "+orDash(p.LinkLayer)+"  rate "+orDash(Sanitize(p.Rate))+
+			"  MTU "+optI(p.MTU)+"  RoCE MTU "+optI(p.RoCEMTU))
+	}
+	l = append(l, "", "GIDS")
+	if len(s.Config.GIDs) == 0 {
+		l = append(l, "  none")
+	}
+	for _, g := range s.Config.GIDs {
+		l = append(l, "  "+fit(Sanitize(g.Device)+"/"+strconv.Itoa(g.Port)+" ["+strconv.Itoa(g.Index)+"]", 16)+
+			fit(Sanitize(g.GID), 40)+" "+fit(Sanitize(g.Type), 11)+" "+Sanitize(g.Netdev))
+	}
+	l = append(l, "", "PFC / TRUST / DSCP (DCB)")
+	if len(s.Config.DCB) == 0 {
+		l = append(l, "  unknown (DCB netlink gave nothing)")
+	}
+	for _, d := range s.Config.DCB {
+		en := map[int]bool{}
+		for _, p := range d.PFCEnabled {
+			en[p] = true
+		}
+		var b strings.Builder
+		for p := 0; p < 8; p++ {
+			if en[p] {
+				b.WriteString(" " + strconv.Itoa(p) + ":on ")
+			} else {
+				b.WriteString(" " + strconv.Itoa(p) + ":off")
+			}
+		}
+		l = append(l, "  "+Sanitize(d.Netdev)+"  PFC"+b.String()+"  trust "+orDash(Sanitize(d.Trust)))
+		if len(d.PrioToTC) > 0 {
+			l = append(l, "    prio→tc "+ints(d.PrioToTC))
+		}
+		if len(d.DSCPToPrio) > 0 {
+			ks := make([]int, 0, len(d.DSCPToPrio))
+			for k := range d.DSCPToPrio {
+				ks = append(ks, k)
+			}
+			sort.Ints(ks)
+			var mb strings.Builder
+			for _, k := range ks {
+				mb.WriteString(" " + strconv.Itoa(k) + "→" + strconv.Itoa(d.DSCPToPrio[k]))
+			}
+			l = append(l, "    dscp→prio"+mb.String())
+		}
+	}
+	l = append(l, "", "ECN / DCQCN")
+	if len(s.Config.ECN) == 0 {
+		l = append(l, "  unknown (no ecn/ or cc_params on this host)")
+	}
+	for _, e := range s.Config.ECN {
+		l = append(l, "  "+orDash(Sanitize(e.Netdev+e.Device))+"  NP(CNP gen) "+prioBools(e.NPEnabled)+
+			"  RP(rate cut) "+prioBools(e.RPEnabled)+"  ["+Sanitize(e.Source)+"]")
+		ks := make([]string, 0, len(e.Params))
+		for k := range e.Params {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			l = append(l, "    "+Sanitize(k)+" = "+Sanitize(e.Params[k]))
+		}
+	}
+	l = append(l, "", "MEMORY")
+	if mc := s.Config.Memory; mc != nil {
+		l = append(l, "  hugepages "+optU(mc.HugePagesFree)+" free of "+optU(mc.HugePagesTotal)+
+			" ("+optU(mc.HugePageSizeKB)+" kB)  MemAvailable "+optU(mc.MemAvailableKB)+" kB  free ≥2MiB blocks "+
+			optU(mc.HighOrderFreeKB)+" kB")
+	} else {
+		l = append(l, "  unknown")
+	}
+	return l
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
+}
+
+func prioBools(m map[int]bool) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var on []string
+	for p := 0; p < 8; p++ {
+		if m[p] {
+			on = append(on, strconv.Itoa(p))
+		}
+	}
+	if len(on) == 0 {
+		return "off"
+	}
+	return "on prio " + strings.Join(on, ",")
+}

@@ -1,0 +1,41 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSanitize(t *testing.T) {
+	for in, want := range map[string]string{
+		"ib_write_bw":                 "ib_write_bw",
+		"evil\x1b]0;pwned\x07\x1b[2J": "evil?]0;pwned??[2J",
+		"a\nb\tc":                     "a b c",
+		"csi\u009b31m":                "csi?31m",
+		"bidi\u202egnp.exe":           "bidi?gnp.exe",
+		"bad\xffutf8":                 "bad?utf8",
+		"ünïcode ok":                  "ünïcode ok",
+		"del\x7f":                     "del?",
+	} {
+		if got := Sanitize(in); got != want {
+			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A process name carrying escape sequences must not reach the terminal.
+func TestCommInjectionDoesNotReachScreen(t *testing.T) {
+	m := sized(New(Options{NoColor: true}), 160, 48)
+	m = send(m, FrameMsg{fixtureFrame(t)})
+	m = press(m, "2")
+	out := m.Render()
+	if strings.ContainsAny(out, "\x1b\x07\u009b") {
+		t.Fatalf("escape bytes on screen:\n%q", out)
+	}
+	if !strings.Contains(out, "evil?]0;pwned??[2J") {
+		t.Errorf("sanitised comm not shown:\n%s", out)
+	}
+	m = press(m, "4")
+	if out := m.Render(); strings.ContainsRune(out, '\x1b') || !strings.Contains(out, "CQE error?[31m") {
+		t.Errorf("kernel log line not sanitised:\n%s", out)
+	}
+}
