@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 
 	"github.com/spf13/cobra"
@@ -66,7 +67,15 @@ byte offset, and the exit status is 2.`,
 			if err != nil {
 				return err
 			}
+			tui := !fl.json && !fl.report && isTerminal(cmd.OutOrStdout())
 			if isBundleFile(args[0]) {
+				if tui {
+					frames, err := bundleFrames(cmd.Context(), args[0], fl.rules)
+					if err != nil {
+						return usageError{err}
+					}
+					return runTUI(cmd, tuiSource{frames: frames})
+				}
 				return replayBundle(cmd.Context(), cmd.OutOrStdout(), args[0], fl.json)
 			}
 			sum, err := capture.AnalyzeFile(args[0], cfg)
@@ -79,6 +88,10 @@ byte offset, and the exit status is 2.`,
 				return usageError{perr}
 			} else {
 				fs = oneShot(p, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
+			}
+			if tui && err == nil {
+				return runTUI(cmd, tuiSource{frames: []monitor.Frame{{Time: lastTime(sum), Mode: monitor.ModeReplay,
+					Total: 1, Source: args[0], Wire: sum, Findings: fs}}})
 			}
 			if perr := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); perr != nil {
 				return perr

@@ -10,9 +10,11 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/sampler"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // isBundleFile reports whether path holds an rdmatop bundle (plain or gzip).
@@ -142,4 +144,58 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// bundleFrames replays a bundle into Frames for the screen, evaluating the
+// rules tick by tick (each rule's for honoured).
+func bundleFrames(ctx context.Context, path, rulesDir string) ([]monitor.Frame, error) {
+	p, err := rules.WithDir(rulesDir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := bundle.NewReader(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	scratch, err := os.MkdirTemp("", "rdmatop-replay-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(scratch)
+	e := rules.NewEngine(p)
+	var s *sampler.Sampler
+	var out []monitor.Frame
+	for i := 0; ; i++ {
+		tick, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+		src, err := sampler.ReplaySources(tick, "bundle "+path, fmt.Sprintf("%s/%d", scratch, i))
+		if err != nil {
+			return out, err
+		}
+		src.Status = tick.Status
+		src.Host = probes.HostInfo{Hostname: r.Header.Host.Hostname, Kernel: r.Header.Host.Kernel}
+		if s == nil {
+			s = sampler.New(src, sampler.Options{})
+		} else {
+			s.SetSources(src)
+		}
+		snap := s.Sample(ctx, tick.Time)
+		res := e.Evaluate(rules.Frame{Time: snap.Time, Snapshot: snap})
+		out = append(out, monitor.Frame{Time: snap.Time, Mode: monitor.ModeReplay, Seq: i, Source: path,
+			Snapshot: snap, Findings: res.Findings, Rules: res.Rules})
+	}
+	for i := range out {
+		out[i].Total = len(out)
+	}
+	return out, nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 
+	"github.com/rdmatop/rdmatop/rules"
+
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +37,14 @@ func newRootCmd() *cobra.Command {
 				return err
 			}
 			if !once {
-				return usageError{errors.New("the interactive screen is not built yet: use --once --json, record, replay or capture")}
+				if !isTerminal(cmd.OutOrStdout()) {
+					return usageError{errors.New("the interactive screen needs a terminal: use --once --json, check, record, replay or capture")}
+				}
+				p, err := rules.WithDir(hf.rules)
+				if err != nil {
+					return usageError{err}
+				}
+				return runTUI(cmd, tuiSource{root: hf.root, netdev: hf.netdev, device: hf.device, interval: hf.interval, pack: p})
 			}
 			if !asJSON {
 				return usageError{errors.New("--once needs --json for now (the text view comes with the screen)")}

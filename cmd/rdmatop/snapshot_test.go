@@ -57,7 +57,7 @@ func TestOnceUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--once"}, "needs --json"},
-		{[]string{}, "interactive screen is not built yet"},
+		{[]string{}, "interactive screen needs a terminal"},
 		{[]string{"--once", "--json", "--root", "/nonexistent"}, "not a directory"},
 		{[]string{"--once", "--json", "--interval", "1ns"}, "--interval"},
 		{[]string{"--once", "--json", "-i", "eth0", "-d", "mlx5_0"}, "exclusive"},

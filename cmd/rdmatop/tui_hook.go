@@ -3,16 +3,25 @@ package main
 import (
 	"io"
 	"os"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/demo"
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
-// tuiSource is what the screen shows: one of a demo, a replay or the live host.
+// tuiSource is what the screen shows: a demo, replayed frames, or (when
+// both are nil) the live host.
 type tuiSource struct {
-	demo *demo.Scenario
+	demo   *demo.Scenario
+	frames []monitor.Frame
+	// live
+	root, netdev, device string
+	interval             time.Duration
+	pack                 *rules.Pack
 }
 
 // runTUI starts the interactive screen; nil until the ui package is wired.
