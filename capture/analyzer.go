@@ -165,14 +165,15 @@ func AnalyzeFile(path string, cfg Config) (*Summary, error) {
 	runErr := a.Run(src)
 	s := a.Summary()
 	s.File, s.Format, s.Compressed = path, string(src.Format), src.Compressed
-	s.LinkType, s.Snaplen = linkName(src.LinkType()), src.Snaplen
+	s.LinkType, s.Snaplen = LinkName(src.LinkType()), src.Snaplen
 	if runErr != nil {
 		s.Error = runErr.Error()
 	}
 	return s, runErr
 }
 
-func linkName(l layers.LinkType) string {
+// LinkName names a link type for reports: ethernet, linux_sll, linux_sll2, raw_ip.
+func LinkName(l layers.LinkType) string {
 	switch l {
 	case layers.LinkTypeEthernet:
 		return "ethernet"

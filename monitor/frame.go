@@ -25,15 +25,18 @@ const (
 
 // Frame is everything known at one tick.
 type Frame struct {
-	Time     time.Time         `json:"time"`
-	Mode     Mode              `json:"mode"`
-	Seq      int               `json:"seq"`                // 0-based tick number in the run
-	Total    int               `json:"total,omitempty"`    // ticks in a replay or demo, 0 live
-	Source   string            `json:"source,omitempty"`   // file replayed, or the demo scenario
-	Snapshot *probes.Snapshot  `json:"snapshot,omitempty"` // nil without host data
-	Wire     *capture.Summary  `json:"wire,omitempty"`     // nil without a capture
-	Findings []rules.Finding   `json:"findings"`
-	Rules    []rules.RuleState `json:"rules,omitempty"`
+	Time     time.Time        `json:"time"`
+	Mode     Mode             `json:"mode"`
+	Seq      int              `json:"seq"`                // 0-based tick number in the run
+	Total    int              `json:"total,omitempty"`    // ticks in a replay or demo, 0 live
+	Source   string           `json:"source,omitempty"`   // file replayed, or the demo scenario
+	Snapshot *probes.Snapshot `json:"snapshot,omitempty"` // nil without host data
+	Wire     *capture.Summary `json:"wire,omitempty"`     // nil without a capture
+	// Packets are the capture's most recent decoded packets, oldest first,
+	// all flows mixed (PacketLine.FlowID says whose); nil without them.
+	Packets  []capture.PacketLine `json:"packets,omitempty"`
+	Findings []rules.Finding      `json:"findings"`
+	Rules    []rules.RuleState    `json:"rules,omitempty"`
 	// Phase names the demo scenario's current episode ("healthy", "PFC
 	// back-pressure on priority 3", ...); empty otherwise.
 	Phase string `json:"phase,omitempty"`

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 )
 
@@ -55,7 +57,7 @@ func TestSortAndFilterQPs(t *testing.T) {
 		t.Error("no sort marker")
 	}
 	m = press(m, "/", "n", "c", "c", "l")
-	if !m.filtering || len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[9] != "nccl-test" {
+	if !m.filtering || len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[len(qpCols)-1] != "nccl-test" {
 		t.Fatalf("filter nccl: filtering %v, %d rows", m.filtering, len(tb.View))
 	}
 	m = press(m, "enter")
@@ -207,5 +209,197 @@ func TestColourThemesRender(t *testing.T) {
 				t.Errorf("%s view %d: injected OSC reached the screen", th, v)
 			}
 		}
+	}
+}
+
+// Enter on a flow lists its recent packets; a lossy flow shows its NAKs.
+func TestFlowPackets(t *testing.T) {
+	m := press(loaded(t, monitor.ModeReplay), "3")
+	tb := m.tables[ViewFlows]
+	// The first flow whose packets include a NAK.
+	idx := -1
+	for i, ri := range tb.View {
+		id := int(tb.Rows[ri].Nums[0])
+		for _, p := range m.frame.Packets {
+			if p.FlowID == id && p.Syndrome >= 0 && p.Syndrome>>5&3 == 3 {
+				idx = i
+			}
+		}
+		if idx >= 0 {
+			break
+		}
+	}
+	if idx < 0 {
+		t.Fatal("no flow with a NAK in the fixture's recent packets")
+	}
+	for i := 0; i < idx; i++ {
+		m = press(m, "j")
+	}
+	m = press(m, "enter")
+	if m.pktFlow == 0 {
+		t.Fatal("enter did not open the packets pane")
+	}
+	// The pane opens on the newest packets; page up to the NAK.
+	out := m.Render()
+	for i := 0; i < 200 && !strings.Contains(out, "NAK PSN_SEQUENCE_ERROR"); i++ {
+		m = send(m, tea.KeyPressMsg{Code: tea.KeyPgUp})
+		out = m.Render()
+	}
+	for _, w := range []string{"Flow " + tb.Rows[tb.View[idx]].Cells[0], "recent packets", "OPCODE", "AETH", "NAK PSN_SEQUENCE_ERROR"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("packets pane lacks %q:\n%s", w, out)
+		}
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > 120 {
+			t.Errorf("line wider than 120: %q", l)
+		}
+	}
+	// Scrolling stays within the list.
+	m = press(m, "k", "k", "j")
+	if m.pktOff < 0 {
+		t.Errorf("offset %d", m.pktOff)
+	}
+	m = press(m, "esc")
+	if m.pktFlow != 0 || m.view != ViewFlows || !strings.Contains(m.Render(), "SRC → DST QP") {
+		t.Errorf("esc did not return to the flows table:\n%s", m.Render())
+	}
+	// Without per-packet lines the pane says so.
+	f := fixtureFrame(t)
+	f.Packets = nil
+	m = send(m, FrameMsg{f})
+	m = press(m, "enter")
+	if !strings.Contains(m.Render(), "keeps no per-packet lines") {
+		t.Errorf("no packets:\n%s", m.Render())
+	}
+}
+
+// Golden: the packets pane of the first flow, 100×30.
+func TestGoldenPackets(t *testing.T) {
+	m := press(send(sized(New(Options{NoColor: true}), 100, 30), FrameMsg{fixtureFrame(t)}), "3", "enter")
+	if m.pktFlow == 0 {
+		t.Fatal("pane not open")
+	}
+	golden.RequireEqual(t, m.Render())
+}
+
+// The QPs view joins a QP with its inbound flow: dest QP = LQPN, addressed
+// to one of the QP's device's GIDs (IPv4-mapped as IPv4).
+func TestQPsWireJoin(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Wire = &capture.Summary{Flows: []capture.FlowSummary{
+		{ID: 1, Src: "192.168.10.12", Dst: "192.168.10.11", DestQP: 0x1a2, Packets: 900, Gbps: 12.5, PSNGaps: 3,
+			RetransmittedPackets: 7, NAKs: capture.NAKCounts{PSNSequenceError: 2, RNR: 1}, CNPs: 4,
+			RTTus: capture.RTT{Samples: 10, P99: 42}},
+		// A smaller flow to the same QP: the busiest one wins.
+		{ID: 2, Src: "192.168.10.13", Dst: "192.168.10.11", DestQP: 0x1a2, Packets: 5, Gbps: 0.01},
+		// mlx5_1's QP number, but at mlx5_0's address: no match.
+		{ID: 3, Src: "192.168.10.12", Dst: "192.168.10.11", DestQP: 0x55, Packets: 50, Gbps: 1},
+		// RoCE v1-style GID destination of mlx5_1, QP 0x66 unknown here.
+		{ID: 4, Src: "fe80::1", Dst: "fe80::bace:f6ff:fe5a:3c11", DestQP: 0x66, Packets: 1},
+	}}
+	m := press(send(sized(New(Options{NoColor: true}), 160, 40), FrameMsg{f}), "2")
+	tb := m.tables[ViewQPs]
+	col := func(title string) int {
+		for i, c := range qpCols {
+			if c.Title == title {
+				return i
+			}
+		}
+		t.Fatalf("no column %s", title)
+		return -1
+	}
+	byQP := map[string]row{}
+	for _, r := range tb.Rows {
+		byQP[r.Cells[0]+"/"+r.Cells[2]] = r
+	}
+	r, ok := byQP["mlx5_0/418"]
+	if !ok {
+		t.Fatal("no QP 0x1a2")
+	}
+	for title, want := range map[string]string{"Gb/s": "12.50", "GAPS": "3", "RETX": "7", "NAKS": "3", "CNPS": "4", "p99µs": trim(42)} {
+		if got := r.Cells[col(title)]; got != want {
+			t.Errorf("QP 0x1a2 %s = %q, want %q", title, got, want)
+		}
+	}
+	if r.Cells[len(qpCols)-1] != "ib_write_bw" {
+		t.Errorf("COMM moved: %q", r.Cells[len(qpCols)-1])
+	}
+	for _, k := range []string{"mlx5_1/85", "mlx5_0/419", "mlx5_0/16"} {
+		if got := byQP[k].Cells[col("Gb/s")]; got != "-" {
+			t.Errorf("%s: Gb/s %q, want -", k, got)
+		}
+	}
+	out := m.Render()
+	for _, w := range []string{"Gb/s", "p99µs", "12.50"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("QPs view lacks %q:\n%s", w, out)
+		}
+	}
+	// Sorting on a wire column puts the joined QP first (descending).
+	tb.SortCol, tb.Desc = col("Gb/s"), true
+	tb.refresh()
+	if got := tb.Rows[tb.View[0]].Cells[2]; got != "418" {
+		t.Errorf("sort by Gb/s: first LQPN %s", got)
+	}
+	// Without a capture every QP shows "-".
+	f.Wire = nil
+	m = send(m, FrameMsg{f})
+	for _, r := range m.tables[ViewQPs].Rows {
+		if r.Cells[col("NAKS")] != "-" {
+			t.Errorf("no capture, QP %s NAKS %q", r.Cells[2], r.Cells[col("NAKS")])
+		}
+	}
+}
+
+// v cycles the events severity filter: all, warning+, critical; the tab
+// title names it.
+func TestEventsSeverityFilter(t *testing.T) {
+	m := press(loaded(t, monitor.ModeLive), "4")
+	tb := m.tables[ViewEvents]
+	all := len(tb.View)
+	count := func() map[string]int {
+		c := map[string]int{}
+		for _, i := range tb.View {
+			c[tb.Rows[i].Class]++
+		}
+		return c
+	}
+	c := count()
+	if c["critical"] == 0 || c["warning"] == 0 || c["info"] == 0 {
+		t.Fatalf("fixture events by severity: %v", c)
+	}
+	if !strings.Contains(m.Render(), "[4 Events]") {
+		t.Error("title without a filter")
+	}
+	m = press(m, "v")
+	c = count()
+	if c["info"] != 0 || c["warning"] == 0 || c["critical"] == 0 || !strings.Contains(m.Render(), "[4 Events (warning+)]") {
+		t.Errorf("warning+: %v\n%s", c, m.Render())
+	}
+	if strings.Contains(m.Render(), "ACTIVE → DOWN") {
+		t.Error("an info event shown at warning+")
+	}
+	m = press(m, "v")
+	c = count()
+	if len(c) != 1 || c["critical"] == 0 || !strings.Contains(m.Render(), "[4 Events (critical)]") {
+		t.Errorf("critical: %v\n%s", c, m.Render())
+	}
+	// The filter survives a new frame, and combines with the text filter.
+	m = send(m, FrameMsg{fixtureFrame(t)})
+	if c := count(); len(c) != 1 || c["critical"] == 0 {
+		t.Errorf("filter lost on new frame: %v", c)
+	}
+	m = press(m, "/", "z", "z", "z", "enter")
+	if !strings.Contains(m.Render(), "no row matches the filter") {
+		t.Errorf("text filter:\n%s", m.Render())
+	}
+	m = press(m, "esc", "v")
+	if len(tb.View) < all || !strings.Contains(m.Render(), "[4 Events]") {
+		t.Errorf("back to all: %d of %d rows", len(tb.View), all)
+	}
+	// v does nothing elsewhere.
+	if m = press(m, "2", "v"); m.evSev != 0 {
+		t.Errorf("v in QPs view changed the events filter")
 	}
 }

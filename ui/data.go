@@ -2,10 +2,12 @@ package ui
 
 import (
 	"math"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
@@ -19,6 +21,9 @@ var (
 		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true},
 		{Title: "TYPE", Width: 5}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true},
 		{Title: "SQ PSN", Width: 9, Right: true, Num: true}, {Title: "RQ PSN", Width: 9, Right: true, Num: true},
+		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
+		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
+		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 6, Right: true, Num: true},
 		{Title: "COMM", Width: 0}}
 	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST QP", Width: 33},
 		{Title: "TR", Width: 3}, {Title: "PKTS", Width: 7, Right: true, Num: true},
@@ -79,7 +84,7 @@ func (m *Model) setFrame(f *monitor.Frame) {
 		if m.port >= len(s.Ports) {
 			m.port = 0
 		}
-		m.buildQPs(s)
+		m.buildQPs(s, f.Wire)
 		m.addEvents(s.Events)
 	} else {
 		m.tables[ViewQPs].setRows(nil)
@@ -98,7 +103,52 @@ func u32f(p *uint32) float64 {
 	return float64(*p)
 }
 
-func (m *Model) buildQPs(s *probes.Snapshot) {
+// qpFlows indexes a capture's flows by (device, destination QP) for the
+// QPs view: a QP's inbound flow is the one addressed to its LQPN at one of
+// its device's GID addresses (IPv4-mapped GIDs as IPv4). The busiest flow
+// wins when several match.
+func qpFlows(s *probes.Snapshot, w *capture.Summary) map[qpKey]*capture.FlowSummary {
+	if w == nil || len(w.Flows) == 0 {
+		return nil
+	}
+	devOf := map[netip.Addr][]string{}
+	for _, g := range s.Config.GIDs {
+		a, err := netip.ParseAddr(g.GID)
+		if err != nil || a.IsUnspecified() {
+			continue
+		}
+		a = a.Unmap()
+		devOf[a] = append(devOf[a], g.Device)
+	}
+	out := map[qpKey]*capture.FlowSummary{}
+	for i := range w.Flows {
+		f := &w.Flows[i]
+		a, err := netip.ParseAddr(f.Dst)
+		if err != nil {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, d := range devOf[a.Unmap()] {
+			if seen[d] {
+				continue
+			}
+			seen[d] = true
+			k := qpKey{d, f.DestQP}
+			if o := out[k]; o == nil || f.Packets > o.Packets {
+				out[k] = f
+			}
+		}
+	}
+	return out
+}
+
+type qpKey struct {
+	dev string
+	qpn uint32
+}
+
+func (m *Model) buildQPs(s *probes.Snapshot, w *capture.Summary) {
+	flows := qpFlows(s, w)
 	rs := make([]row, 0, len(s.QPs))
 	for i := range s.QPs {
 		q := &s.QPs[i]
@@ -110,11 +160,22 @@ func (m *Model) buildQPs(s *probes.Snapshot) {
 		if comm == "" && q.KernOwner != "" {
 			comm = "[" + Sanitize(q.KernOwner) + "]"
 		}
-		rs = append(rs, newRow(
-			[]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
-				Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm},
-			[]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0},
-			"qp:"+q.State))
+		ws := []string{"-", "-", "-", "-", "-", "-"}
+		wn := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
+		if f := flows[qpKey{q.Device, q.LQPN}]; f != nil {
+			u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+			naks := f.NAKs.Total()
+			rtt, rttN := "-", math.NaN()
+			if f.RTTus.Samples > 0 {
+				rtt, rttN = trim(f.RTTus.P99), f.RTTus.P99
+			}
+			ws = []string{strconv.FormatFloat(f.Gbps, 'f', 2, 64), u(f.PSNGaps), u(f.RetransmittedPackets), u(naks), u(f.CNPs), rtt}
+			wn = []float64{f.Gbps, float64(f.PSNGaps), float64(f.RetransmittedPackets), float64(naks), float64(f.CNPs), rttN}
+		}
+		cells := append([]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
+			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN)}, ws...)
+		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN)}, wn...)
+		rs = append(rs, newRow(append(cells, comm), append(nums, 0), "qp:"+q.State))
 	}
 	m.tables[ViewQPs].setRows(rs)
 }
@@ -179,9 +240,30 @@ func (m *Model) addEvents(evs []probes.Event) {
 	if len(m.events) > maxEvents {
 		m.events = append(m.events[:0:0], m.events[len(m.events)-maxEvents:]...)
 	}
-	rs := make([]row, len(m.events))
-	for i := range m.events { // newest first
-		rs[len(m.events)-1-i] = m.events[i].r
+	m.eventRows()
+}
+
+// evSevNames name the events severity filters, as the view title shows them.
+var evSevNames = [...]string{"all", "warning+", "critical"}
+
+func sevRank(s string) int {
+	switch s {
+	case "critical":
+		return 2
+	case "warning":
+		return 1
+	}
+	return 0
+}
+
+// eventRows fills the events table from the timeline, newest first, keeping
+// the events at or above the severity filter.
+func (m *Model) eventRows() {
+	rs := make([]row, 0, len(m.events))
+	for i := len(m.events) - 1; i >= 0; i-- { // newest first
+		if r := m.events[i].r; sevRank(r.Class) >= m.evSev {
+			rs = append(rs, r)
+		}
 	}
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Nums[0] > rs[b].Nums[0] })
 	m.tables[ViewEvents].setRows(rs)

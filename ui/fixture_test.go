@@ -75,11 +75,18 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 			probes.Event{Time: t0.Add(58 * time.Second), Source: "kmsg", Kind: "driver_error", Severity: probes.SevWarning, Device: "mlx5_0", Detail: "mlx5_core 0000:3b:00.0: CQE error\x1b[31m syndrome 0x5"},
 			probes.Event{Time: t0.Add(30 * time.Second), Source: "port", Kind: "port_state", Severity: probes.SevInfo, Device: "mlx5_1", Port: 1, Detail: "ACTIVE → DOWN"},
 		)
-		wire, err := capture.AnalyzeFile(fixtures+"rxe/pcap/lossy1.pcap", capture.Config{})
+		src, err := capture.OpenFile(fixtures + "rxe/pcap/lossy1.pcap")
 		if err != nil {
 			fixErr = err
 			return
 		}
+		defer src.Close()
+		an := capture.NewAnalyzer(capture.Config{})
+		if err := an.Run(src); err != nil {
+			fixErr = err
+			return
+		}
+		wire := an.Summary()
 		wire.File = "lossy1.pcap"
 		pack, err := rules.Default()
 		if err != nil {
@@ -90,7 +97,7 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 		eng.IgnoreFor = true
 		res := eng.Evaluate(rules.Frame{Time: snap.Time, Snapshot: snap, Wire: wire})
 		fixFrame = monitor.Frame{Time: snap.Time, Mode: monitor.ModeLive, Seq: 1, Snapshot: snap, Wire: wire,
-			Findings: res.Findings, Rules: res.Rules}
+			Packets: an.Tracker().Recent(0, 4096), Findings: res.Findings, Rules: res.Rules}
 	})
 	if fixErr != nil {
 		t.Fatal(fixErr)

@@ -17,6 +17,7 @@ type KeyMap struct {
 	SpeedDown, SpeedUp                       key.Binding // replay
 	Start, End                               key.Binding // replay
 	PrevPort, NextPort                       key.Binding
+	Severity                                 key.Binding // events: cycle the severity filter
 }
 
 // DefaultKeyMap is rdmatop's key map.
@@ -56,6 +57,7 @@ func DefaultKeyMap() KeyMap {
 		End:         b("G", "end (replay)", "G"),
 		PrevPort:    b("[", "previous port", "["),
 		NextPort:    b("]", "next port", "]"),
+		Severity:    b("v", "severity filter (events)", "v"),
 	}
 }
 
@@ -69,7 +71,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.NextView, k.PrevView},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Enter, k.Back, k.Findings, k.PrevPort, k.NextPort},
-		{k.Sort, k.SortOrder, k.Filter, k.Pause, k.Slower, k.Faster},
+		{k.Sort, k.SortOrder, k.Filter, k.Severity, k.Pause, k.Slower, k.Faster},
 		{k.StepBack, k.StepForward, k.SpeedDown, k.SpeedUp, k.Start, k.End, k.Help, k.Quit},
 	}
 }

@@ -113,12 +113,17 @@ type Model struct {
 	detailTitle string
 	detailOff   int
 
+	pktFlow  int // flow whose packets pane is open, 0 when closed
+	pktTitle string
+	pktOff   int
+
 	filtering bool
 	input     textinput.Model
 
 	port    int // selected port (overview PFC, counters)
 	history map[string][]float64
 	events  []eventRow // timeline, oldest first
+	evSev   int        // events severity filter: 0 all, 1 warning+, 2 critical
 	active  []rules.Finding
 
 	tables   [numViews]*table
@@ -246,6 +251,8 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		switch {
 		case m.showHelp:
 			m.showHelp = false
+		case m.pktFlow != 0:
+			m.pktFlow = 0
 		case m.detail != nil:
 			m.detail = nil
 		case m.filterOf() != "":
@@ -253,6 +260,19 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 			m.applyFilter("")
 		case m.focusStrip && m.view != ViewOverview:
 			m.focusStrip = false
+		}
+		return m, nil
+	}
+	if m.pktFlow != 0 && !m.showHelp {
+		switch {
+		case key.Matches(k, km.Down):
+			m.pktOff = min(m.pktOff+1, max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
+		case key.Matches(k, km.Up):
+			m.pktOff = max(0, m.pktOff-1)
+		case key.Matches(k, km.PageDown):
+			m.pktOff = min(m.pktOff+m.packetRows(), max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
+		case key.Matches(k, km.PageUp):
+			m.pktOff = max(0, m.pktOff-m.packetRows())
 		}
 		return m, nil
 	}
@@ -325,6 +345,11 @@ func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, emit(IntervalMsg{Step: 1})
 	case key.Matches(k, km.Faster):
 		return m, emit(IntervalMsg{Step: -1})
+	case m.view == ViewEvents && key.Matches(k, km.Severity):
+		m.evSev = (m.evSev + 1) % len(evSevNames)
+		t := m.tables[ViewEvents]
+		t.Cursor, t.Offset = 0, 0
+		m.eventRows()
 	case key.Matches(k, km.PrevPort):
 		m.selectPort(-1)
 	case key.Matches(k, km.NextPort):
@@ -418,6 +443,10 @@ func (m *Model) openDetail() {
 	}
 	r := t.selected()
 	if r == nil {
+		return
+	}
+	if m.view == ViewFlows {
+		m.openPackets(r)
 		return
 	}
 	m.detailTitle = viewNames[m.view] + " row"

@@ -42,6 +42,8 @@ func (m Model) Render() string {
 		b = []string{"", "  waiting for the first frame…"}
 	case m.showHelp:
 		b = m.helpScreen(body)
+	case m.pktFlow != 0:
+		b = m.packetsScreen(body)
 	case m.detail != nil:
 		b = m.detailScreen(body)
 	default:
@@ -260,6 +262,9 @@ func (m Model) strip() []string {
 func (m Model) tabs() string {
 	var b strings.Builder
 	for i, n := range viewNames {
+		if i == ViewEvents && m.evSev > 0 {
+			n += " (" + evSevNames[m.evSev] + ")"
+		}
 		t := " " + strconv.Itoa(i+1) + " " + n + " "
 		if i == m.view {
 			if m.opts.NoColor {
@@ -319,6 +324,8 @@ func (m Model) renderTable(t *table, h int) []string {
 		switch {
 		case t.Filter != "":
 			msg = "  no row matches the filter"
+		case m.view == ViewEvents && m.evSev > 0:
+			msg = "  no " + evSevNames[m.evSev] + " event (v cycles the severity filter)"
 		case m.view == ViewFlows:
 			msg = "  no capture in this run: flows need a capture (-i NETDEV live, or rdmatop replay FILE)"
 		case m.view == ViewQPs:

@@ -78,7 +78,7 @@ byte offset, and the exit status is 2.`,
 				}
 				return replayBundle(cmd.Context(), cmd.OutOrStdout(), args[0], fl.json)
 			}
-			sum, err := capture.AnalyzeFile(args[0], cfg)
+			sum, pkts, err := analyzeWithPackets(args[0], cfg)
 			if sum == nil {
 				return err
 			}
@@ -91,7 +91,7 @@ byte offset, and the exit status is 2.`,
 			}
 			if tui && err == nil {
 				return runTUI(cmd, tuiSource{frames: []monitor.Frame{{Time: lastTime(sum), Mode: monitor.ModeReplay,
-					Total: 1, Source: args[0], Wire: sum, Findings: fs}}})
+					Total: 1, Source: args[0], Wire: sum, Packets: pkts, Findings: fs}}})
 			}
 			if perr := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); perr != nil {
 				return perr
@@ -101,6 +101,25 @@ byte offset, and the exit status is 2.`,
 	}
 	fl.register(cmd)
 	return cmd
+}
+
+// analyzeWithPackets is capture.AnalyzeFile keeping the analyzer's ring of
+// recent packets, which the flows view lists per flow.
+func analyzeWithPackets(path string, cfg capture.Config) (*capture.Summary, []capture.PacketLine, error) {
+	src, err := capture.OpenFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer src.Close()
+	a := capture.NewAnalyzer(cfg)
+	runErr := a.Run(src)
+	s := a.Summary()
+	s.File, s.Format, s.Compressed = path, string(src.Format), src.Compressed
+	s.LinkType, s.Snaplen = capture.LinkName(src.LinkType()), src.Snaplen
+	if runErr != nil {
+		s.Error = runErr.Error()
+	}
+	return s, a.Tracker().Recent(0, 4096), runErr
 }
 
 // replayDoc is the JSON of `rdmatop replay CAPTURE --json`: the analysis
