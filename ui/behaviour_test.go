@@ -403,3 +403,15 @@ func TestEventsSeverityFilter(t *testing.T) {
 		t.Errorf("v in QPs view changed the events filter")
 	}
 }
+
+// A capture alone (no host counters) opens on the flows view.
+func TestCaptureOnlyOpensOnFlows(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Snapshot = nil
+	m := New(Options{Mode: monitor.ModeReplay, NoColor: true})
+	mm, _ := m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	mm, _ = mm.Update(FrameMsg{Frame: f})
+	if got := mm.(Model).view; got != ViewFlows {
+		t.Errorf("opened on view %d, want the flows view", got)
+	}
+}

@@ -365,7 +365,20 @@ func configLines(f *monitor.Frame) []string {
 		return []string{"no host configuration in this run (a capture alone has none)"}
 	}
 	var l []string
-	l = append(l, "PORTS")
+	// Verdicts: what the configuration rules say about this host.
+	l = append(l, "VERDICTS")
+	n := 0
+	for _, fd := range f.Findings {
+		if fd.Resolved || !configRules[fd.Rule] {
+			continue
+		}
+		n++
+		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+Sanitize(fd.Title)+" ["+fd.Rule+"] "+Sanitize(fd.Evidence))
+	}
+	if n == 0 {
+		l = append(l, "  no configuration rule fires (MTU, PFC, ECN/DCQCN, GIDs, memory)")
+	}
+	l = append(l, "", "PORTS")
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		l = append(l, "  "+Sanitize(p.Device)+"/"+strconv.Itoa(p.Port)+"  netdev "+orDash(Sanitize(p.Netdev))+
@@ -470,4 +483,12 @@ func prioBools(m map[int]bool) string {
 		return "off"
 	}
 	return "on prio " + strings.Join(on, ",")
+}
+
+// configRules are the rules whose verdicts belong on the Config view.
+var configRules = map[string]bool{
+	"roce-mtu-too-small": true, "mtu-mismatch": true, "pfc-not-enabled-roce-prio": true,
+	"ecn-marked-no-cnp": true, "cnp-ignored": true, "dcqcn-misconfigured": true, "ecn-not-capable": true,
+	"memory-registration-risk": true, "roce-v1-gid-routed": true, "tcp-on-roce-priority": true,
+	"ib-port-not-active": true, "running-unprivileged": true,
 }

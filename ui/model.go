@@ -195,6 +195,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case FrameMsg:
 		m.frames++
 		f := msg.Frame
+		// A capture without host data opens on what it has: the flows,
+		// troubled first (unless the user already chose a view).
+		if m.frames == 1 && f.Snapshot == nil && f.Wire != nil && m.view == ViewOverview {
+			m.view = ViewFlows
+		}
 		if m.paused && m.opts.Mode == monitor.ModeLive {
 			m.pending = &f
 		} else {
