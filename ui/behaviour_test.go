@@ -117,7 +117,7 @@ func TestReplayKeysEmitMessages(t *testing.T) {
 			t.Errorf("%s: %#v, want %#v", k, got, want)
 		}
 	}
-	if !strings.Contains(m.Render(), "REPLAY 2/10") {
+	if !strings.Contains(m.Render(), "REPLAY [=>----------] 2/10") {
 		t.Errorf("replay position missing:\n%s", m.Render())
 	}
 	// Replay frames are shown even while paused: the caller steps.
@@ -125,7 +125,7 @@ func TestReplayKeysEmitMessages(t *testing.T) {
 	f := fixtureFrame(t)
 	f.Mode, f.Seq, f.Total = monitor.ModeReplay, 2, 10
 	m = send(m, FrameMsg{f})
-	if !strings.Contains(m.Render(), "REPLAY 3/10") {
+	if !strings.Contains(m.Render(), "REPLAY [==>---------] 3/10") {
 		t.Error("stepped frame not shown while paused")
 	}
 	// Live mode ignores replay keys.

@@ -39,3 +39,14 @@ func TestCommInjectionDoesNotReachScreen(t *testing.T) {
 		t.Errorf("kernel log line not sanitised:\n%s", out)
 	}
 }
+
+func TestTimeline(t *testing.T) {
+	for _, c := range []struct {
+		seq, total int
+		want       string
+	}{{0, 10, "[>---------]"}, {5, 10, "[=====>----]"}, {9, 10, "[=========>]"}, {0, 1, ""}} {
+		if got := timeline(c.seq, c.total, 10); got != c.want {
+			t.Errorf("timeline(%d, %d) = %q, want %q", c.seq, c.total, got, c.want)
+		}
+	}
+}

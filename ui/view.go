@@ -116,7 +116,7 @@ func (m Model) header() []string {
 	}
 	switch f.Mode {
 	case monitor.ModeReplay:
-		l1.WriteString("  REPLAY " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
+		l1.WriteString("  REPLAY " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
 		if !f.Time.IsZero() {
 			l1.WriteString(" @" + f.Time.UTC().Format("15:04:05"))
 		}
@@ -127,7 +127,7 @@ func (m Model) header() []string {
 			l1.WriteString(" " + Sanitize(f.Source))
 		}
 	case monitor.ModeDemo:
-		l1.WriteString("  DEMO " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
+		l1.WriteString("  DEMO " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
 		if f.Phase != "" {
 			l1.WriteString(" phase: " + Sanitize(f.Phase))
 		}
@@ -617,4 +617,13 @@ func (m Model) noDevicesScreen() []string {
 		out[i] = clip(out[i], m.width)
 	}
 	return out
+}
+
+// timeline draws the position of tick seq of total in w cells: [===>----].
+func timeline(seq, total, w int) string {
+	if total <= 1 {
+		return ""
+	}
+	at := min(w-1, seq*w/total)
+	return "[" + strings.Repeat("=", at) + ">" + strings.Repeat("-", w-1-at) + "]"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"time"
 
@@ -15,6 +16,9 @@ import (
 )
 
 func init() { runTUI = startTUI }
+
+// theme is the --theme flag: dark or light.
+var theme = "dark"
 
 // player owns the clock and the frames; the ui.Model only draws them and
 // asks (PauseMsg, StepMsg, SpeedMsg, SeekMsg, IntervalMsg) — so Update
@@ -155,7 +159,11 @@ func startTUI(cmd *cobra.Command, src tuiSource) error {
 		p.sampler = sampler.New(s, sampler.Options{Netdev: src.netdev, Device: src.device})
 		p.engine = rules.NewEngine(src.pack)
 	}
-	p.ui = ui.New(ui.Options{Mode: p.mode, NoColor: os.Getenv("NO_COLOR") != "", Interval: p.interval, Speed: p.speed})
+	if theme != "dark" && theme != "light" {
+		return usageError{fmt.Errorf("--theme %q: dark or light", theme)}
+	}
+	p.ui = ui.New(ui.Options{Mode: p.mode, NoColor: os.Getenv("NO_COLOR") != "", Theme: ui.Theme(theme),
+		Interval: p.interval, Speed: p.speed})
 	_, err := tea.NewProgram(p, tea.WithContext(cmd.Context())).Run()
 	return err
 }
