@@ -211,3 +211,17 @@ func (s *FileSource) Close() error {
 	}
 	return s.f.Close()
 }
+
+// Progress returns how far into the file reading has got, in bytes of the
+// file on disk (compressed bytes for a gzip file), and the file's size. It
+// may be called from another goroutine while packets are read.
+func (s *FileSource) Progress() (done, total int64) {
+	if s.f == nil {
+		return 0, 0
+	}
+	if st, err := s.f.Stat(); err == nil {
+		total = st.Size()
+	}
+	done, _ = s.f.Seek(0, io.SeekCurrent)
+	return done, total
+}

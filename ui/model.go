@@ -48,6 +48,13 @@ type Options struct {
 // FrameMsg delivers a frame to the model.
 type FrameMsg struct{ Frame monitor.Frame }
 
+// LoadingMsg reports progress while the caller reads a large file before
+// the first frame: shown as a progress bar until a frame arrives.
+type LoadingMsg struct {
+	Label       string
+	Done, Total int64 // bytes; Total 0 when unknown
+}
+
 // SourceDoneMsg says the frame source is exhausted (end of a replay).
 type SourceDoneMsg struct{ Err error }
 
@@ -90,10 +97,11 @@ var viewNames = [numViews]string{"Overview", "QPs", "Flows", "Events", "Counters
 
 // Model is the screen.
 type Model struct {
-	opts   Options
-	keys   KeyMap
-	styles Styles
-	help   help.Model
+	loading *LoadingMsg // progress before the first frame
+	opts    Options
+	keys    KeyMap
+	styles  Styles
+	help    help.Model
 
 	width, height int
 
@@ -206,6 +214,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setFrame(&f)
 		}
 		return m, m.next()
+	case LoadingMsg:
+		m.loading = &msg
+		return m, nil
 	case SourceDoneMsg:
 		m.done = true
 		return m, nil

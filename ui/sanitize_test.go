@@ -3,6 +3,10 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatop/rdmatop/monitor"
 )
 
 func TestSanitize(t *testing.T) {
@@ -48,5 +52,15 @@ func TestTimeline(t *testing.T) {
 		if got := timeline(c.seq, c.total, 10); got != c.want {
 			t.Errorf("timeline(%d, %d) = %q, want %q", c.seq, c.total, got, c.want)
 		}
+	}
+}
+
+// While a large file is read, the screen shows a progress bar.
+func TestLoadingProgress(t *testing.T) {
+	m := New(Options{Mode: monitor.ModeReplay, NoColor: true})
+	mm, _ := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	mm, _ = mm.Update(LoadingMsg{Label: "big.pcap", Done: 50, Total: 200})
+	if got := mm.(Model).Render(); !strings.Contains(got, "reading big.pcap [#######.......................] 25%") {
+		t.Errorf("no progress bar:\n%s", got)
 	}
 }

@@ -108,7 +108,14 @@ func (m Model) header() []string {
 	var l1 strings.Builder
 	l1.WriteString("rdmatop")
 	if f == nil {
-		return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), "", ""}
+		status := ""
+		if l := m.loading; l != nil {
+			status = "reading " + Sanitize(l.Label)
+			if l.Total > 0 {
+				status += " " + progressBar(l.Done, l.Total, 30) + " " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%"
+			}
+		}
+		return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), status, ""}
 	}
 	s := f.Snapshot
 	if s != nil {
@@ -626,4 +633,13 @@ func timeline(seq, total, w int) string {
 	}
 	at := min(w-1, seq*w/total)
 	return "[" + strings.Repeat("=", at) + ">" + strings.Repeat("-", w-1-at) + "]"
+}
+
+// progressBar draws done/total in w cells.
+func progressBar(done, total int64, w int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := int(min(done, total) * int64(w) / total)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
@@ -78,21 +79,29 @@ byte offset, and the exit status is 2.`,
 				}
 				return replayBundle(cmd.Context(), cmd.OutOrStdout(), args[0], fl.json)
 			}
-			sum, pkts, err := analyzeWithPackets(args[0], cfg)
+			pack, perr := rules.WithDir(fl.rules)
+			if perr != nil {
+				return usageError{perr}
+			}
+			if tui {
+				// The screen opens at once and shows the reading's progress.
+				path := args[0]
+				return runTUI(cmd, tuiSource{label: path, load: func(progress func(done, total int64)) ([]monitor.Frame, error) {
+					sum, pkts, err := analyzeWithPackets(path, cfg, progress)
+					if sum == nil {
+						return nil, err
+					}
+					fs := oneShot(pack, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
+					return []monitor.Frame{{Time: lastTime(sum), Mode: monitor.ModeReplay, Total: 1, Source: path,
+						Wire: sum, Packets: pkts, Findings: fs}}, nil
+				}})
+			}
+			sum, _, err := analyzeWithPackets(args[0], cfg, nil)
 			if sum == nil {
 				return err
 			}
 			// The wire rules run on every replay: findings come with the analysis.
-			var fs []rules.Finding
-			if p, perr := rules.WithDir(fl.rules); perr != nil {
-				return usageError{perr}
-			} else {
-				fs = oneShot(p, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
-			}
-			if tui && err == nil {
-				return runTUI(cmd, tuiSource{frames: []monitor.Frame{{Time: lastTime(sum), Mode: monitor.ModeReplay,
-					Total: 1, Source: args[0], Wire: sum, Packets: pkts, Findings: fs}}})
-			}
+			fs := oneShot(pack, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
 			if perr := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); perr != nil {
 				return perr
 			}
@@ -105,14 +114,30 @@ byte offset, and the exit status is 2.`,
 
 // analyzeWithPackets is capture.AnalyzeFile keeping the analyzer's ring of
 // recent packets, which the flows view lists per flow.
-func analyzeWithPackets(path string, cfg capture.Config) (*capture.Summary, []capture.PacketLine, error) {
+func analyzeWithPackets(path string, cfg capture.Config, progress func(done, total int64)) (*capture.Summary, []capture.PacketLine, error) {
 	src, err := capture.OpenFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer src.Close()
 	a := capture.NewAnalyzer(cfg)
+	stop := make(chan struct{})
+	if progress != nil {
+		go func() {
+			t := time.NewTicker(100 * time.Millisecond)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					progress(src.Progress())
+				}
+			}
+		}()
+	}
 	runErr := a.Run(src)
+	close(stop)
 	s := a.Summary()
 	s.File, s.Format, s.Compressed = path, string(src.Format), src.Compressed
 	s.LinkType, s.Snaplen = capture.LinkName(src.LinkType()), src.Snaplen

@@ -37,10 +37,22 @@ type player struct {
 	engine  *rules.Engine
 	seq     int
 	gen     int // invalidates ticks scheduled before a speed or interval change
+	// loading: messages from the goroutine reading a large file
+	loadCh  chan tea.Msg
+	loadErr error
+}
+
+// waitLoad delivers the loader's next message (progress, then the frames).
+func (p *player) waitLoad() tea.Cmd {
+	ch := p.loadCh
+	return func() tea.Msg { return <-ch }
 }
 
 type tickMsg struct{ gen int }
-type loadedMsg struct{ frames []monitor.Frame }
+type loadedMsg struct {
+	frames []monitor.Frame
+	err    error
+}
 
 func (p *player) tick() tea.Cmd {
 	gen := p.gen
@@ -58,6 +70,9 @@ func (p *player) Init() tea.Cmd { return tea.Batch(p.ui.Init(), p.load(), p.tick
 func (p *player) load() tea.Cmd {
 	if p.mode == monitor.ModeLive {
 		return p.sample()
+	}
+	if p.loadCh != nil {
+		return p.waitLoad()
 	}
 	return p.show()
 }
@@ -85,6 +100,17 @@ func (p *player) show() tea.Cmd {
 
 func (p *player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch m := msg.(type) {
+	case ui.LoadingMsg:
+		var cmd tea.Cmd
+		p.ui, cmd = p.ui.Update(msg)
+		return p, tea.Batch(cmd, p.waitLoad())
+	case loadedMsg:
+		if m.err != nil {
+			p.loadErr = m.err
+			return p, tea.Quit
+		}
+		p.frames, p.loadCh = m.frames, nil
+		return p, p.show()
 	case tickMsg:
 		if m.gen != p.gen {
 			return p, nil
@@ -151,6 +177,23 @@ func startTUI(cmd *cobra.Command, src tuiSource) error {
 		}
 	case src.frames != nil:
 		p.mode, p.frames = monitor.ModeReplay, src.frames
+	case src.load != nil:
+		p.mode = monitor.ModeReplay
+		p.loadCh = make(chan tea.Msg, 1)
+		go func() {
+			last := time.Time{}
+			frames, err := src.load(func(done, total int64) {
+				// at most ten updates a second; drop one if the screen is busy
+				if now := time.Now(); now.Sub(last) > 100*time.Millisecond {
+					last = now
+					select {
+					case p.loadCh <- ui.LoadingMsg{Label: src.label, Done: done, Total: total}:
+					default:
+					}
+				}
+			})
+			p.loadCh <- loadedMsg{frames: frames, err: err}
+		}()
 	default:
 		p.mode = monitor.ModeLive
 		p.interval = src.interval
@@ -165,5 +208,8 @@ func startTUI(cmd *cobra.Command, src tuiSource) error {
 	p.ui = ui.New(ui.Options{Mode: p.mode, NoColor: os.Getenv("NO_COLOR") != "", Theme: ui.Theme(theme),
 		Interval: p.interval, Speed: p.speed})
 	_, err := tea.NewProgram(p, tea.WithContext(cmd.Context())).Run()
+	if err == nil && p.loadErr != nil {
+		return usageError{p.loadErr}
+	}
 	return err
 }

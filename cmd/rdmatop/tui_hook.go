@@ -18,6 +18,10 @@ import (
 type tuiSource struct {
 	demo   *demo.Scenario
 	frames []monitor.Frame
+	// load, when set, produces the frames while the screen shows its
+	// progress (a large capture); label names what is read.
+	load  func(progress func(done, total int64)) ([]monitor.Frame, error)
+	label string
 	// live
 	root, netdev, device string
 	interval             time.Duration
