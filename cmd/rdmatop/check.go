@@ -166,7 +166,9 @@ func checkBundle(ctx context.Context, p *rules.Pack, path string) (checkResult, 
 }
 
 func writeFindings(w io.Writer, res checkResult) {
-	fmt.Fprintf(w, "rdmatop check: %s\n", sanitize(res.Source))
+	if res.Source != "" {
+		fmt.Fprintf(w, "rdmatop check: %s\n", sanitize(res.Source))
+	}
 	if len(res.Findings) == 0 {
 		fmt.Fprintln(w, "\nno findings")
 	}

@@ -168,7 +168,7 @@ func printReplay(w io.Writer, s *capture.Summary, fs []rules.Finding, asJSON boo
 	}
 	if len(fs) > 0 {
 		fmt.Fprintln(w, "\nfindings")
-		writeFindings(w, checkResult{Source: s.File, Findings: fs})
+		writeFindings(w, checkResult{Findings: fs})
 	}
 	return nil
 }
