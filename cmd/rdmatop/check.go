@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/bundle"
-	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -92,17 +89,10 @@ func oneShot(p *rules.Pack, f rules.Frame) rules.Result {
 }
 
 func checkLive(ctx context.Context, p *rules.Pack, h hostFlags) (checkResult, error) {
-	src, closeSrc, _ := sampler.LiveSources(h.root)
-	defer closeSrc()
-	s := sampler.New(src, sampler.Options{Netdev: h.netdev, Device: h.device})
-	now := time.Now()
-	s.Sample(ctx, now)
-	select {
-	case <-time.After(h.interval):
-	case <-ctx.Done():
-		return checkResult{}, ctx.Err()
+	snap, err := sampleTwice(ctx, h)
+	if err != nil {
+		return checkResult{}, err
 	}
-	snap := s.Sample(ctx, now.Add(h.interval))
 	r := oneShot(p, rules.Frame{Time: snap.Time, Snapshot: snap, Live: h.root == "/"})
 	return checkResult{Source: "live", Findings: r.Findings, Rules: r.Rules}, nil
 }
@@ -124,43 +114,13 @@ func lastTime(s *capture.Summary) time.Time {
 // checkBundle evaluates every recorded tick in order, honouring each
 // rule's `for`, and reports every finding that fired at any time.
 func checkBundle(ctx context.Context, p *rules.Pack, path string) (checkResult, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return checkResult{}, err
-	}
-	defer f.Close()
-	r, err := bundle.NewReader(f)
-	if err != nil {
-		return checkResult{}, err
-	}
-	scratch, err := os.MkdirTemp("", "rdmatop-check-")
-	if err != nil {
-		return checkResult{}, err
-	}
-	defer os.RemoveAll(scratch)
 	e := rules.NewEngine(p)
-	var s *sampler.Sampler
 	var last rules.Result
-	for i := 0; ; i++ {
-		tick, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return checkResult{}, err
-		}
-		src, err := sampler.ReplaySources(tick, "bundle "+path, fmt.Sprintf("%s/%d", scratch, i))
-		if err != nil {
-			return checkResult{}, err
-		}
-		src.Status = tick.Status
-		if s == nil {
-			s = sampler.New(src, sampler.Options{})
-		} else {
-			s.SetSources(src)
-		}
-		snap := s.Sample(ctx, tick.Time)
+	_, _, err := playBundle(ctx, path, func(_ int, snap *probes.Snapshot) {
 		last = e.Evaluate(rules.Frame{Time: snap.Time, Snapshot: snap})
+	})
+	if err != nil {
+		return checkResult{}, err
 	}
 	return checkResult{Source: "bundle " + path, Findings: last.Findings, Rules: last.Rules}, nil
 }

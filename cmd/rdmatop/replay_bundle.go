@@ -47,48 +47,14 @@ type bundleReplay struct {
 
 // replayBundle plays a bundle through the same parsers as a live host.
 func replayBundle(ctx context.Context, w io.Writer, path string, asJSON bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	out := bundleReplay{Snapshots: []*probes.Snapshot{}}
+	hdr, truncated, readErr := playBundle(ctx, path, func(_ int, snap *probes.Snapshot) {
+		out.Snapshots = append(out.Snapshots, snap)
+	})
+	if readErr != nil && len(out.Snapshots) == 0 && hdr.Format == "" {
+		return readErr
 	}
-	defer f.Close()
-	r, err := bundle.NewReader(f)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	scratch, err := os.MkdirTemp("", "rdmatop-replay-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(scratch)
-	out := bundleReplay{Bundle: r.Header, Snapshots: []*probes.Snapshot{}}
-	var s *sampler.Sampler
-	var readErr error
-	for i := 0; ; i++ {
-		tick, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			readErr = fmt.Errorf("%s: %w", path, err)
-			break
-		}
-		dir := fmt.Sprintf("%s/%d", scratch, i)
-		src, err := sampler.ReplaySources(tick, "bundle "+path, dir)
-		if err != nil {
-			readErr = fmt.Errorf("%s tick %d: %w", path, i+1, err)
-			break
-		}
-		src.Status = tick.Status
-		src.Host = probes.HostInfo{Hostname: r.Header.Host.Hostname, Kernel: r.Header.Host.Kernel}
-		if s == nil {
-			s = sampler.New(src, sampler.Options{})
-		} else {
-			s.SetSources(src)
-		}
-		out.Snapshots = append(out.Snapshots, s.Sample(ctx, tick.Time))
-	}
-	out.Truncated = r.Truncated
+	out.Bundle, out.Truncated = hdr, truncated
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -99,6 +65,49 @@ func replayBundle(ctx context.Context, w io.Writer, path string, asJSON bool) er
 	}
 	writeBundleReport(w, &out)
 	return readErr
+}
+
+// playBundle replays a bundle tick by tick through the host probes'
+// parsers and hands each snapshot to fn. It returns the bundle's header,
+// whether its last tick was cut, and the first read error; snapshots
+// before an error have been handed over.
+func playBundle(ctx context.Context, path string, fn func(i int, snap *probes.Snapshot)) (bundle.Header, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return bundle.Header{}, false, err
+	}
+	defer f.Close()
+	r, err := bundle.NewReader(f)
+	if err != nil {
+		return bundle.Header{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	scratch, err := os.MkdirTemp("", "rdmatop-replay-")
+	if err != nil {
+		return r.Header, false, err
+	}
+	defer os.RemoveAll(scratch)
+	var s *sampler.Sampler
+	for i := 0; ; i++ {
+		tick, err := r.Next()
+		if err == io.EOF {
+			return r.Header, r.Truncated, nil
+		}
+		if err != nil {
+			return r.Header, r.Truncated, fmt.Errorf("%s: %w", path, err)
+		}
+		src, err := sampler.ReplaySources(tick, "bundle "+path, fmt.Sprintf("%s/%d", scratch, i))
+		if err != nil {
+			return r.Header, r.Truncated, fmt.Errorf("%s tick %d: %w", path, i+1, err)
+		}
+		src.Status = tick.Status
+		src.Host = probes.HostInfo{Hostname: r.Header.Host.Hostname, Kernel: r.Header.Host.Kernel}
+		if s == nil {
+			s = sampler.New(src, sampler.Options{})
+		} else {
+			s.SetSources(src)
+		}
+		fn(i, s.Sample(ctx, tick.Time))
+	}
 }
 
 func writeBundleReport(w io.Writer, b *bundleReplay) {
@@ -153,49 +162,15 @@ func bundleFrames(ctx context.Context, path, rulesDir string) ([]monitor.Frame, 
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, err := bundle.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	scratch, err := os.MkdirTemp("", "rdmatop-replay-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(scratch)
 	e := rules.NewEngine(p)
-	var s *sampler.Sampler
 	var out []monitor.Frame
-	for i := 0; ; i++ {
-		tick, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return out, err
-		}
-		src, err := sampler.ReplaySources(tick, "bundle "+path, fmt.Sprintf("%s/%d", scratch, i))
-		if err != nil {
-			return out, err
-		}
-		src.Status = tick.Status
-		src.Host = probes.HostInfo{Hostname: r.Header.Host.Hostname, Kernel: r.Header.Host.Kernel}
-		if s == nil {
-			s = sampler.New(src, sampler.Options{})
-		} else {
-			s.SetSources(src)
-		}
-		snap := s.Sample(ctx, tick.Time)
+	_, _, err = playBundle(ctx, path, func(i int, snap *probes.Snapshot) {
 		res := e.Evaluate(rules.Frame{Time: snap.Time, Snapshot: snap})
 		out = append(out, monitor.Frame{Time: snap.Time, Mode: monitor.ModeReplay, Seq: i, Source: path,
 			Snapshot: snap, Findings: res.Findings, Rules: res.Rules})
-	}
+	})
 	for i := range out {
 		out[i].Total = len(out)
 	}
-	return out, nil
+	return out, err
 }

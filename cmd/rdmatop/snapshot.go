@@ -47,6 +47,21 @@ func (h *hostFlags) check() error {
 // runOnce prints one snapshot: two samples --interval apart, so that every
 // counter has a rate.
 func runOnce(ctx context.Context, w io.Writer, h hostFlags) error {
+	snap, err := sampleTwice(ctx, h)
+	if err != nil {
+		return err
+	}
+	p, err := rules.WithDir(h.rules)
+	if err != nil {
+		return usageError{err}
+	}
+	res := oneShot(p, rules.Frame{Time: snap.Time, Snapshot: snap, Live: h.root == "/"})
+	return writeSnapshot(w, snap, res)
+}
+
+// sampleTwice samples the host twice --interval apart, so that every
+// counter has a rate, and returns the second snapshot.
+func sampleTwice(ctx context.Context, h hostFlags) (*probes.Snapshot, error) {
 	src, closeSrc, _ := sampler.LiveSources(h.root)
 	defer closeSrc()
 	s := sampler.New(src, sampler.Options{Netdev: h.netdev, Device: h.device})
@@ -55,15 +70,9 @@ func runOnce(ctx context.Context, w io.Writer, h hostFlags) error {
 	select {
 	case <-time.After(h.interval):
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
-	snap := s.Sample(ctx, now.Add(h.interval))
-	p, err := rules.WithDir(h.rules)
-	if err != nil {
-		return usageError{err}
-	}
-	res := oneShot(p, rules.Frame{Time: snap.Time, Snapshot: snap, Live: h.root == "/"})
-	return writeSnapshot(w, snap, res)
+	return s.Sample(ctx, now.Add(h.interval)), nil
 }
 
 // snapshotDoc is the JSON of `rdmatop --once --json`: the snapshot, the
