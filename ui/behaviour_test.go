@@ -57,7 +57,7 @@ func TestSortAndFilterQPs(t *testing.T) {
 		t.Error("no sort marker")
 	}
 	m = press(m, "/", "n", "c", "c", "l")
-	if !m.filtering || len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[len(qpCols)-1] != "nccl-test" {
+	if !m.filtering || len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[qpCommCol] != "nccl-test" {
 		t.Fatalf("filter nccl: filtering %v, %d rows", m.filtering, len(tb.View))
 	}
 	m = press(m, "enter")
@@ -322,8 +322,8 @@ func TestQPsWireJoin(t *testing.T) {
 			t.Errorf("QP 0x1a2 %s = %q, want %q", title, got, want)
 		}
 	}
-	if r.Cells[len(qpCols)-1] != "ib_write_bw" {
-		t.Errorf("COMM moved: %q", r.Cells[len(qpCols)-1])
+	if r.Cells[qpCommCol] != "ib_write_bw" {
+		t.Errorf("COMM moved: %q", r.Cells[qpCommCol])
 	}
 	for _, k := range []string{"mlx5_1/85", "mlx5_0/419", "mlx5_0/16"} {
 		if got := byQP[k].Cells[col("Gb/s")]; got != "-" {

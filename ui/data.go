@@ -16,15 +16,20 @@ import (
 // maxEvents bounds the event timeline.
 const maxEvents = 2000
 
+// qpCommCol is the QPs table's COMM column.
+const qpCommCol = 9
+
 var (
 	qpCols = []column{{Title: "DEVICE", Width: 9}, {Title: "PORT", Width: 4, Right: true, Num: true},
 		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true},
 		{Title: "TYPE", Width: 5}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true},
 		{Title: "SQ PSN", Width: 9, Right: true, Num: true}, {Title: "RQ PSN", Width: 9, Right: true, Num: true},
+		// who owns the QP comes before the wire columns: on a narrow
+		// terminal it is the wire stats that are cut, not the owner
+		{Title: "COMM", Width: 14},
 		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
-		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 6, Right: true, Num: true},
-		{Title: "COMM", Width: 0}}
+		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 0, Right: true, Num: true}}
 	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST QP", Width: 33},
 		{Title: "TR", Width: 3}, {Title: "PKTS", Width: 7, Right: true, Num: true},
 		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
@@ -173,9 +178,9 @@ func (m *Model) buildQPs(s *probes.Snapshot, w *capture.Summary) {
 			wn = []float64{f.Gbps, float64(f.PSNGaps), float64(f.RetransmittedPackets), float64(naks), float64(f.CNPs), rttN}
 		}
 		cells := append([]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
-			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN)}, ws...)
-		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN)}, wn...)
-		rs = append(rs, newRow(append(cells, comm), append(nums, 0), "qp:"+q.State))
+			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
+		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0}, wn...)
+		rs = append(rs, newRow(cells, nums, "qp:"+q.State))
 	}
 	m.tables[ViewQPs].setRows(rs)
 }
