@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr/vm"
-
-	"github.com/rdmatop/rdmatop/probes"
 )
 
 // Finding is a rule that fired, on one object.
@@ -232,5 +230,3 @@ func Worst(fs []Finding) Severity {
 
 // AtLeastWarning reports whether any finding is warning or critical.
 func AtLeastWarning(fs []Finding) bool { return Worst(fs).rank() >= Warning.rank() }
-
-var _ = probes.SevInfo

@@ -186,5 +186,3 @@ func objects(m map[string]string) string {
 	}
 	return strings.Join(out, " ")
 }
-
-var _ = probes.SevInfo

@@ -48,7 +48,6 @@ func NewRecorder(src Sources, opt Options) *Recorder {
 		src.RDMA = r.rdma
 	}
 	r.Sampler = New(src, opt)
-	r.Sampler.keepRaw = true
 	return r
 }
 

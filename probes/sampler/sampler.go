@@ -60,9 +60,7 @@ type Sampler struct {
 	prevDevs  map[string]bool
 	qps       qpevent.Detector
 	ticks     int
-	// keepRaw makes Sample keep what the sources answered (for Recorder).
-	keepRaw bool
-	last    *collected
+	last      *collected
 	// devCache is the last full discovery (see devices).
 	devCache      []sysfs.Device
 	devCacheNames []string
