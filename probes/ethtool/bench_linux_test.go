@@ -2,13 +2,17 @@
 
 package ethtool
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rdmatop/rdmatop/internal/netnstest"
+)
 
 // BenchmarkKernelStats: one Stats call (three SIOCETHTOOL ioctls) on a veth
 // in a test-made namespace. Needs root.
 func BenchmarkKernelStats(b *testing.B) {
-	ns := newNetns(b)
-	ns.veth(b, "vethA", "vethB")
+	ns := netnstest.New(b, "ethtool")
+	ns.Veth(b, "vethA", "vethB")
 	k := openIn(b, ns)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -20,8 +24,8 @@ func BenchmarkKernelStats(b *testing.B) {
 
 // BenchmarkKernelRead: Stats and DriverName, what a sample does per netdev.
 func BenchmarkKernelRead(b *testing.B) {
-	ns := newNetns(b)
-	ns.veth(b, "vethA", "vethB")
+	ns := netnstest.New(b, "ethtool")
+	ns.Veth(b, "vethA", "vethB")
 	k := openIn(b, ns)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,6 +5,7 @@ package ethtool
 import (
 	"bytes"
 	"errors"
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"maps"
 	"net"
 	"os"
@@ -20,10 +21,10 @@ import (
 )
 
 // openIn opens a Kernel whose socket lives in ns.
-func openIn(t testing.TB, ns *testNetns) *Kernel {
+func openIn(t testing.TB, ns *netnstest.NS) *Kernel {
 	t.Helper()
 	var k *Kernel
-	ns.do(t, func() error {
+	ns.Do(t, func() error {
 		var err error
 		k, err = Open()
 		return err
@@ -41,15 +42,15 @@ var vethKeys = []string{
 
 // TestKernelVeth reads a veth pair's statistics through the real ioctl.
 func TestKernelVeth(t *testing.T) {
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
+	ns := netnstest.New(t, "ethtool")
+	ns.Veth(t, "vethA", "vethB")
 	k := openIn(t, ns)
 
 	// veth counts its per-queue statistics only in NAPI mode: GRO on the
 	// receiver, and UDP GRO forwarding so that frames from a TSO-capable
 	// peer qualify. This changes the test's own namespace only.
 	var idxA int
-	ns.do(t, func() error {
+	ns.Do(t, func() error {
 		h, err := safchain.NewEthtool()
 		if err != nil {
 			return err
@@ -85,7 +86,7 @@ func TestKernelVeth(t *testing.T) {
 	}
 
 	const n, size = 300, 200
-	ns.sender(t, "vethA").send(t, n, size)
+	ns.Sender(t, "vethA").Send(t, n, size)
 	after, err := k.Stats("vethB")
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func TestKernelVeth(t *testing.T) {
 	}
 
 	// The pair removed mid-run: the next read says so.
-	ns.ip(t, "link", "del", "vethA")
+	ns.IP(t, "link", "del", "vethA")
 	for _, iface := range []string{"vethA", "vethB"} {
 		if _, err := k.Stats(iface); !errors.Is(err, ErrNoDevice) {
 			t.Errorf("Stats(%s) after deletion = %v, want ErrNoDevice", iface, err)
@@ -150,7 +151,7 @@ func TestKernelVeth(t *testing.T) {
 // compareWithEthtoolCommand checks Stats against `ethtool -S` run in the
 // namespace, bracketed by two ioctl reads so that traffic in between cannot
 // make it flaky: each value the command prints must lie between them.
-func compareWithEthtoolCommand(t *testing.T, ns *testNetns, k *Kernel, ifaces ...string) {
+func compareWithEthtoolCommand(t *testing.T, ns *netnstest.NS, k *Kernel, ifaces ...string) {
 	t.Helper()
 	if _, err := exec.LookPath("ethtool"); err != nil {
 		t.Logf("ethtool(8) not installed (Debian package ethtool; .ci/run installs it): not comparing with `ethtool -S`")
@@ -161,7 +162,7 @@ func compareWithEthtoolCommand(t *testing.T, ns *testNetns, k *Kernel, ifaces ..
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := ns.exec("ethtool", "-S", iface)
+		out, err := ns.Exec("ethtool", "-S", iface)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +182,7 @@ func compareWithEthtoolCommand(t *testing.T, ns *testNetns, k *Kernel, ifaces ..
 				t.Errorf("%s %s: `ethtool -S` says %d, the ioctl %d then %d", iface, key, v, lo[key], hi[key])
 			}
 		}
-		out, err = ns.exec("ethtool", "-i", iface)
+		out, err = ns.Exec("ethtool", "-i", iface)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +192,7 @@ func compareWithEthtoolCommand(t *testing.T, ns *testNetns, k *Kernel, ifaces ..
 		}
 	}
 	// And the command agrees that lo has nothing.
-	if out, err := ns.exec("ethtool", "-S", "lo"); err == nil {
+	if out, err := ns.Exec("ethtool", "-S", "lo"); err == nil {
 		t.Errorf("`ethtool -S lo` succeeded: %s", out)
 	}
 }

@@ -2,13 +2,17 @@
 
 package rtnl
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rdmatop/rdmatop/internal/netnstest"
+)
 
 // BenchmarkKernelLink: one Link read (RTM_GETLINK and the ETHTOOL_GSET
 // speed) of a veth that is up, in a test-made namespace. Needs root.
 func BenchmarkKernelLink(b *testing.B) {
-	ns := newNetns(b)
-	ns.veth(b, "vethA", "vethB")
+	ns := netnstest.New(b, "rtnl")
+	ns.Veth(b, "vethA", "vethB")
 	k := openIn(b, ns)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -20,8 +24,8 @@ func BenchmarkKernelLink(b *testing.B) {
 
 // BenchmarkKernelLinks: a dump of a namespace with three links.
 func BenchmarkKernelLinks(b *testing.B) {
-	ns := newNetns(b)
-	ns.veth(b, "vethA", "vethB")
+	ns := netnstest.New(b, "rtnl")
+	ns.Veth(b, "vethA", "vethB")
 	k := openIn(b, ns)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -5,6 +5,7 @@ package rtnl
 import (
 	"encoding/json"
 	"errors"
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"os"
 	"reflect"
 	"strconv"
@@ -18,10 +19,10 @@ import (
 )
 
 // openIn opens a Kernel whose sockets live in ns.
-func openIn(t testing.TB, ns *testNetns) *Kernel {
+func openIn(t testing.TB, ns *netnstest.NS) *Kernel {
 	t.Helper()
 	var k *Kernel
-	ns.do(t, func() error {
+	ns.Do(t, func() error {
 		var err error
 		k, err = Open()
 		return err
@@ -53,9 +54,9 @@ type ipLink struct {
 	} `json:"stats64"`
 }
 
-func (ns *testNetns) ipLink(t testing.TB, dev string) ipLink {
+func nsIPLink(ns *netnstest.NS, t testing.TB, dev string) ipLink {
 	t.Helper()
-	out, err := ns.exec("ip", "-j", "-s", "-s", "-d", "link", "show", "dev", dev)
+	out, err := ns.Exec("ip", "-j", "-s", "-s", "-d", "link", "show", "dev", dev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,18 +69,18 @@ func (ns *testNetns) ipLink(t testing.TB, dev string) ipLink {
 
 // sysfs reads /sys/class/net/DEV/FILE as the namespace sees it; ok is
 // false when the kernel refuses (carrier and speed of a link that is down).
-func (ns *testNetns) sysfs(t testing.TB, dev, file string) (string, bool) {
+func nsSysfs(ns *netnstest.NS, t testing.TB, dev, file string) (string, bool) {
 	t.Helper()
-	out, err := ns.exec("cat", "/sys/class/net/"+dev+"/"+file)
+	out, err := ns.Exec("cat", "/sys/class/net/"+dev+"/"+file)
 	if err != nil {
 		return "", false
 	}
 	return strings.TrimSpace(string(out)), true
 }
 
-func (ns *testNetns) sysfsUint(t testing.TB, dev, file string) uint64 {
+func nsSysfsUint(ns *netnstest.NS, t testing.TB, dev, file string) uint64 {
 	t.Helper()
-	s, ok := ns.sysfs(t, dev, file)
+	s, ok := nsSysfs(ns, t, dev, file)
 	if !ok {
 		t.Fatalf("cannot read /sys/class/net/%s/%s", dev, file)
 	}
@@ -91,13 +92,13 @@ func (ns *testNetns) sysfsUint(t testing.TB, dev, file string) uint64 {
 }
 
 // checkAgainstHost compares a Link with ip(8) and sysfs in the namespace.
-func checkAgainstHost(t *testing.T, ns *testNetns, k *Kernel, dev string) Link {
+func checkAgainstHost(t *testing.T, ns *netnstest.NS, k *Kernel, dev string) Link {
 	t.Helper()
 	lo, err := k.Link(dev)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ip := ns.ipLink(t, dev)
+	ip := nsIPLink(ns, t, dev)
 	hi, err := k.Link(dev)
 	if err != nil {
 		t.Fatal(err)
@@ -172,27 +173,27 @@ func checkAgainstHost(t *testing.T, ns *testNetns, k *Kernel, dev string) Link {
 		{"carrier_up_count", lo.CarrierUpCount},
 		{"carrier_down_count", lo.CarrierDownCount},
 	} {
-		if c.ours == nil || uint64(*c.ours) != ns.sysfsUint(t, dev, c.file) {
-			t.Errorf("%s %s: ours %v, sysfs %d", dev, c.file, deref(c.ours), ns.sysfsUint(t, dev, c.file))
+		if c.ours == nil || uint64(*c.ours) != nsSysfsUint(ns, t, dev, c.file) {
+			t.Errorf("%s %s: ours %v, sysfs %d", dev, c.file, deref(c.ours), nsSysfsUint(ns, t, dev, c.file))
 		}
 	}
-	if v := ns.sysfsUint(t, dev, "mtu"); v != uint64(lo.MTU) {
+	if v := nsSysfsUint(ns, t, dev, "mtu"); v != uint64(lo.MTU) {
 		t.Errorf("%s mtu: ours %d, sysfs %d", dev, lo.MTU, v)
 	}
-	if v := ns.sysfsUint(t, dev, "ifindex"); v != uint64(lo.Index) {
+	if v := nsSysfsUint(ns, t, dev, "ifindex"); v != uint64(lo.Index) {
 		t.Errorf("%s ifindex: ours %d, sysfs %d", dev, lo.Index, v)
 	}
-	if v, _ := ns.sysfs(t, dev, "operstate"); v != lo.OperState {
+	if v, _ := nsSysfs(ns, t, dev, "operstate"); v != lo.OperState {
 		t.Errorf("%s operstate: ours %q, sysfs %q", dev, lo.OperState, v)
 	}
-	carrier, ok := ns.sysfs(t, dev, "carrier") // EINVAL while admin down
+	carrier, ok := nsSysfs(ns, t, dev, "carrier") // EINVAL while admin down
 	switch {
 	case ok && (lo.Carrier == nil || (carrier == "1") != *lo.Carrier):
 		t.Errorf("%s carrier: ours %v, sysfs %q", dev, deref(lo.Carrier), carrier)
 	case !ok && lo.AdminUp:
 		t.Errorf("%s: sysfs carrier unreadable on an up link", dev)
 	}
-	speed, ok := ns.sysfs(t, dev, "speed")
+	speed, ok := nsSysfs(ns, t, dev, "speed")
 	switch {
 	case lo.SpeedMbps != nil && (!ok || speed != strconv.FormatUint(uint64(*lo.SpeedMbps), 10)):
 		t.Errorf("%s speed: ours %d, sysfs %q", dev, *lo.SpeedMbps, speed)
@@ -203,8 +204,8 @@ func checkAgainstHost(t *testing.T, ns *testNetns, k *Kernel, dev string) Link {
 }
 
 func TestKernelVeth(t *testing.T) {
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
+	ns := netnstest.New(t, "rtnl")
+	ns.Veth(t, "vethA", "vethB")
 	k := openIn(t, ns)
 
 	a0 := checkAgainstHost(t, ns, k, "vethA")
@@ -225,7 +226,7 @@ func TestKernelVeth(t *testing.T) {
 	// Send frames no protocol handles: counted as sent by A, received by B,
 	// and by B as "no handler".
 	const n, size = 250, 300
-	ns.sender(t, "vethA").send(t, n, size)
+	ns.Sender(t, "vethA").Send(t, n, size)
 	a1 := checkAgainstHost(t, ns, k, "vethA")
 	b1 := checkAgainstHost(t, ns, k, "vethB")
 	grew := func(what string, before, after, want uint64) {
@@ -253,14 +254,14 @@ func TestKernelVeth(t *testing.T) {
 	}
 
 	// MTU as set.
-	ns.ip(t, "link", "set", "vethA", "mtu", "9000")
+	ns.IP(t, "link", "set", "vethA", "mtu", "9000")
 	if a := checkAgainstHost(t, ns, k, "vethA"); a.MTU != 9000 {
 		t.Errorf("MTU after set 9000: %d", a.MTU)
 	}
 
 	// vethB down: B is down, A lost its carrier; both count the change,
 	// and neither has a speed.
-	ns.ip(t, "link", "set", "vethB", "down")
+	ns.IP(t, "link", "set", "vethB", "down")
 	a2 := checkAgainstHost(t, ns, k, "vethA")
 	b2 := checkAgainstHost(t, ns, k, "vethB")
 	if b2.OperState != "down" || b2.AdminUp || b2.Carrier == nil || *b2.Carrier || b2.SpeedMbps != nil || b2.Up() {
@@ -282,7 +283,7 @@ func TestKernelVeth(t *testing.T) {
 		}
 	}
 	// And up again.
-	ns.ip(t, "link", "set", "vethB", "up")
+	ns.IP(t, "link", "set", "vethB", "up")
 	a3 := waitUp(t, k, "vethA")
 	if *a3.CarrierUpCount <= *a2.CarrierUpCount || a3.SpeedMbps == nil {
 		t.Errorf("vethA back up: up count %v → %v, speed %v", deref(a2.CarrierUpCount), deref(a3.CarrierUpCount), deref(a3.SpeedMbps))
@@ -290,7 +291,7 @@ func TestKernelVeth(t *testing.T) {
 
 	// The loopback, up: no kind, no speed (ethtool has no link settings
 	// for it, an error Link absorbs).
-	ns.ip(t, "link", "set", "lo", "up")
+	ns.IP(t, "link", "set", "lo", "up")
 	lo, err := k.Link("lo")
 	if err != nil || lo.Index != 1 || lo.Kind != "" || lo.SpeedMbps != nil || lo.OperState != "unknown" || !lo.Up() {
 		t.Errorf("Link(lo) = %+v, %v", lo, err)
@@ -315,7 +316,7 @@ func TestKernelVeth(t *testing.T) {
 	if st := probes.StatusOf("rtnl nosuch0", err); st.State != probes.StateFailed || !strings.Contains(st.Detail, "no such network interface") {
 		t.Errorf("status %+v", st)
 	}
-	ns.ip(t, "link", "del", "vethA")
+	ns.IP(t, "link", "del", "vethA")
 	for _, name := range []string{"vethA", "vethB"} {
 		if _, err := k.Link(name); !errors.Is(err, ErrNoDevice) {
 			t.Errorf("Link(%s) after deletion = %v, want ErrNoDevice", name, err)
@@ -357,8 +358,8 @@ func kernelRelease() string {
 // has neither), a macvlan stands in for the VLAN (it too has a parent)
 // and a bridge for the bond (it too is a master).
 func TestKernelParentAndMaster(t *testing.T) {
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
+	ns := netnstest.New(t, "rtnl")
+	ns.Veth(t, "vethA", "vethB")
 	k := openIn(t, ns)
 	a, err := k.Link("vethA")
 	if err != nil {
@@ -366,12 +367,12 @@ func TestKernelParentAndMaster(t *testing.T) {
 	}
 
 	upper, kind := "vethA.100", "vlan"
-	if _, err := ns.exec("ip", "link", "add", "link", "vethA", "name", upper, "type", "vlan", "id", "100"); err != nil {
+	if _, err := ns.Exec("ip", "link", "add", "link", "vethA", "name", upper, "type", "vlan", "id", "100"); err != nil {
 		t.Logf("no 802.1Q here (%v): testing the parent with a macvlan", err)
 		upper, kind = "mvA", "macvlan"
-		ns.ip(t, "link", "add", "link", "vethA", "name", upper, "type", "macvlan")
+		ns.IP(t, "link", "add", "link", "vethA", "name", upper, "type", "macvlan")
 	}
-	ns.ip(t, "link", "set", upper, "up")
+	ns.IP(t, "link", "set", upper, "up")
 	v := checkAgainstHost(t, ns, k, upper)
 	if v.Kind != kind || v.ParentIndex != a.Index {
 		t.Errorf("%s: kind %q parent %d, want %s on vethA (%d)", upper, v.Kind, v.ParentIndex, kind, a.Index)
@@ -387,19 +388,19 @@ func TestKernelParentAndMaster(t *testing.T) {
 	}
 
 	master, mkind := "bond0", "bond"
-	if _, err := ns.exec("ip", "link", "add", master, "type", "bond"); err != nil {
+	if _, err := ns.Exec("ip", "link", "add", master, "type", "bond"); err != nil {
 		t.Logf("no bonding here (%v): testing the master with a bridge", err)
 		master, mkind = "br0", "bridge"
-		ns.ip(t, "link", "add", master, "type", "bridge")
+		ns.IP(t, "link", "add", master, "type", "bridge")
 	}
-	ns.veth(t, "vethC", "vethD")
-	ns.veth(t, "vethE", "vethF")
+	ns.Veth(t, "vethC", "vethD")
+	ns.Veth(t, "vethE", "vethF")
 	for _, port := range []string{"vethC", "vethE"} {
-		ns.ip(t, "link", "set", port, "down")
-		ns.ip(t, "link", "set", port, "master", master)
-		ns.ip(t, "link", "set", port, "up")
+		ns.IP(t, "link", "set", port, "down")
+		ns.IP(t, "link", "set", port, "master", master)
+		ns.IP(t, "link", "set", port, "up")
 	}
-	ns.ip(t, "link", "set", master, "up")
+	ns.IP(t, "link", "set", master, "up")
 	m := checkAgainstHost(t, ns, k, master)
 	c := checkAgainstHost(t, ns, k, "vethC")
 	if m.Kind != mkind || c.MasterIndex != m.Index || c.SlaveKind != mkind {
@@ -420,11 +421,11 @@ func TestKernelParentAndMaster(t *testing.T) {
 
 // A long alternative name is looked up with IFLA_ALT_IFNAME.
 func TestKernelAltName(t *testing.T) {
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
+	ns := netnstest.New(t, "rtnl")
+	ns.Veth(t, "vethA", "vethB")
 	k := openIn(t, ns)
 	const alt = "rdmatop-a-rather-long-alternative-name"
-	if _, err := ns.exec("ip", "link", "property", "add", "dev", "vethA", "altname", alt); err != nil {
+	if _, err := ns.Exec("ip", "link", "property", "add", "dev", "vethA", "altname", alt); err != nil {
 		t.Skipf("alternative names not supported here (Linux 5.5+): %v", err)
 	}
 	l, err := k.Link(alt)
@@ -439,14 +440,14 @@ func TestKernelAltName(t *testing.T) {
 // DecodeLink agrees with vishvananda/netlink's own decoder on real kernel
 // messages, field by field where both decode the same attribute.
 func TestDecodeLinkAgreesWithNetlinkLibrary(t *testing.T) {
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
-	ns.ip(t, "link", "add", "link", "vethA", "name", "mvA", "type", "macvlan")
-	ns.ip(t, "link", "set", "mvA", "mtu", "1400")
-	ns.ip(t, "link", "add", "br0", "type", "bridge")
-	ns.ip(t, "link", "set", "vethB", "master", "br0")
+	ns := netnstest.New(t, "rtnl")
+	ns.Veth(t, "vethA", "vethB")
+	ns.IP(t, "link", "add", "link", "vethA", "name", "mvA", "type", "macvlan")
+	ns.IP(t, "link", "set", "mvA", "mtu", "1400")
+	ns.IP(t, "link", "add", "br0", "type", "bridge")
+	ns.IP(t, "link", "set", "vethB", "master", "br0")
 	k := openIn(t, ns)
-	ns.sender(t, "vethA").send(t, 10, 100)
+	ns.Sender(t, "vethA").Send(t, 10, 100)
 
 	msgs, err := k.request(0, unix.NLM_F_DUMP).Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
 	if err != nil {

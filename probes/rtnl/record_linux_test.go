@@ -3,6 +3,7 @@
 package rtnl
 
 import (
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,13 +19,13 @@ func TestRecordFixture(t *testing.T) {
 	if os.Getenv("RDMATOP_RECORD_RTNL") != "1" {
 		t.Skip("records fixtures only with RDMATOP_RECORD_RTNL=1")
 	}
-	ns := newNetns(t)
-	ns.veth(t, "vethA", "vethB")
-	ns.ip(t, "link", "set", "vethA", "mtu", "9000")
-	ns.ip(t, "link", "set", "vethB", "mtu", "9000")
+	ns := netnstest.New(t, "rtnl")
+	ns.Veth(t, "vethA", "vethB")
+	ns.IP(t, "link", "set", "vethA", "mtu", "9000")
+	ns.IP(t, "link", "set", "vethB", "mtu", "9000")
 	k := openIn(t, ns)
-	ns.sender(t, "vethA").send(t, 250, 300)
-	ns.ip(t, "link", "set", "vethB", "down")
+	ns.Sender(t, "vethA").Send(t, 250, 300)
+	ns.IP(t, "link", "set", "vethB", "down")
 	dir := filepath.Join("..", "..", "testdata", "rtnl")
 	for _, dev := range []string{"vethA", "vethB"} {
 		l, err := k.Link(dev)
@@ -35,7 +36,7 @@ func TestRecordFixture(t *testing.T) {
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("%s: %d messages, %v", dev, len(msgs), err)
 		}
-		out, err := ns.exec("ip", "-j", "-s", "-s", "-d", "link", "show", "dev", dev)
+		out, err := ns.Exec("ip", "-j", "-s", "-s", "-d", "link", "show", "dev", dev)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestRecordFixture(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, f := range []string{"carrier_changes", "carrier_up_count", "carrier_down_count", "operstate", "mtu"} {
-			v, _ := ns.sysfs(t, dev, f)
+			v, _ := nsSysfs(ns, t, dev, f)
 			t.Logf("%s %s = %s", dev, f, v)
 		}
 	}
