@@ -1,0 +1,197 @@
+package capture
+
+// The responder side: pairing responses with the requests they answer,
+// ACK/NAK syndromes, round trips, READ responses and CNPs.
+
+import "github.com/rdmatop/rdmatop/capture/roce"
+
+// index makes a request-carrying flow findable by the responses coming back.
+func (t *Tracker) index(f *Flow) {
+	if f.indexed {
+		return
+	}
+	f.indexed = true
+	pk := pairKey{f.key.src, f.key.dst}
+	t.pairs[pk] = append(t.pairs[pk], f)
+}
+
+// requester finds the request flow a response on f answers: the paired
+// flow, or the request flow in the other direction whose outstanding
+// requests include psn, or the only one there is.
+func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
+	if f.peer != nil {
+		return f.peer
+	}
+	cands := t.pairs[pairKey{f.key.dst, f.key.src}]
+	var only, match *Flow
+	free := 0
+	for _, c := range cands {
+		if c.peer != nil {
+			continue
+		}
+		free++
+		only = c
+		r := &c.req
+		if d := psnDiff(psn, r.next); d > 0 && d <= 1<<16 {
+			if match != nil {
+				return nil // ambiguous
+			}
+			match = c
+		}
+	}
+	if match == nil && free == 1 {
+		match = only
+	}
+	if match != nil {
+		match.peer, f.peer = f, match
+		if f.pmtu != 0 && match.pmtu == 0 {
+			match.pmtu = f.pmtu
+		}
+	}
+	return match
+}
+
+// response handles ACKs, NAKs and READ responses arriving on f.
+func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
+	psn := p.BTH.PSN
+	op := p.BTH.Opcode.Operation()
+	req := t.requester(f, psn)
+	if p.Has(roce.HasAETH) {
+		a := &p.AETH
+		switch a.Type() {
+		case roce.AckTypeACK:
+			if op == roce.OpAcknowledge || op == roce.OpAtomicAcknowledge {
+				f.acks++
+				// Credits advertise the responder's posted receive WQEs;
+				// zero is the step before RNR NAKs.
+				if c, ok := a.Credits(); ok {
+					f.lastCredits, f.hasCredits = c, true
+					if c == 0 {
+						f.zeroCreditACKs++
+					}
+				}
+			}
+			if req != nil {
+				t.acked(req, f, psn, ts)
+			}
+		case roce.AckTypeRNRNAK:
+			f.naks.RNR++
+			f.lastNAKPSN, f.hasNAK = psn, true
+			t.note(anomaly{kind: anRNR, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value())})
+			if req != nil {
+				req.req.nakSeen = true
+				markNAK(&req.req)
+			}
+		case roce.AckTypeNAK:
+			switch a.NAKCode() {
+			case roce.NAKPSNSequenceError:
+				f.naks.PSNSequenceError++
+			case roce.NAKInvalidRequest:
+				f.naks.InvalidRequest++
+			case roce.NAKRemoteAccessError:
+				f.naks.RemoteAccessError++
+			case roce.NAKRemoteOperationalError:
+				f.naks.RemoteOperationalError++
+			case roce.NAKInvalidRDRequest:
+				f.naks.InvalidRDRequest++
+			default:
+				f.naks.Reserved++
+			}
+			f.lastNAKPSN, f.hasNAK = psn, true
+			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.NAKCode())})
+			if req != nil {
+				req.req.nakSeen = true
+				markNAK(&req.req)
+			}
+		default:
+			f.naks.Reserved++
+			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value()) | 0x100})
+		}
+	}
+	if p.BTH.Opcode.IsReadResponse() {
+		t.readResponse(f, p, ts, pkt)
+	}
+}
+
+func markNAK(r *reqStream) {
+	for i := 0; i < r.nholes; i++ {
+		r.holes[i].nak = true
+	}
+}
+
+// acked takes an RTT sample when psn answers an outstanding request, and
+// retires every request the (possibly coalesced) ACK covers.
+func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
+	r := &req.req
+	for i := range r.pending {
+		o := &r.pending[i]
+		if !o.valid {
+			continue
+		}
+		d := psnDiff(o.psn, psn)
+		if d < 0 {
+			continue
+		}
+		if d == 0 && ts >= o.ts {
+			if req.rtt == nil {
+				req.rtt = &rttHist{}
+			}
+			req.rtt.add(ts - o.ts)
+		}
+		o.valid = false
+	}
+}
+
+// readResponse checks that READ response PSNs are contiguous within a READ
+// and that a new READ's responses do not repeat ones already seen.
+func (t *Tracker) readResponse(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
+	s := &f.resp
+	psn := p.BTH.PSN
+	op := p.BTH.Opcode
+	if op.IsFirst() {
+		if s.init && psnDiff(s.highest, psn) <= 0 {
+			f.retrans++ // the responder resends data of a repeated READ
+		}
+	} else if s.inRead {
+		if d := psnDiff(s.readNext, psn); d > 0 {
+			f.gaps++
+			f.missing += uint64(d)
+			t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: s.readNext, b: uint32(d)})
+		} else if d < 0 {
+			f.retrans++
+		}
+	}
+	if !s.init || psnDiff(s.highest, psn) > 0 {
+		s.highest = psn
+	}
+	s.init = true
+	s.inRead = !op.IsLast()
+	s.readNext = psnAdd(psn, 1)
+}
+
+// cnp credits a congestion notification to the flow it throttles: the
+// flow in the other direction that the CNP's destination QP sends.
+func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
+	f.cnpsCarried++
+	target := f.peer
+	if target == nil {
+		if cands := t.pairs[pairKey{f.key.dst, f.key.src}]; len(cands) == 1 {
+			target = cands[0]
+		}
+	}
+	if target == nil {
+		target = f
+	}
+	if target.cnps == 0 {
+		t.note(anomaly{kind: anCNP, packet: pkt, ts: ts, flow: target.id})
+	}
+	target.cnps++
+}
+
+// Malformed notes a RoCE packet whose headers could not be decoded.
+func (t *Tracker) Malformed(ts int64, pkt uint64, reason uint32) {
+	t.note(anomaly{kind: anMalformed, packet: pkt, ts: ts, a: reason})
+}
+
+// Flows returns the number of flows in the table.
+func (t *Tracker) Flows() int { return len(t.flows) }

@@ -1,0 +1,219 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+func (m Model) header() []string {
+	w := m.width
+	f := m.frame
+	var l1 strings.Builder
+	l1.WriteString("rdmatop")
+	if f == nil {
+		status := ""
+		if l := m.loading; l != nil {
+			status = "reading " + Sanitize(l.Label)
+			if l.Total > 0 {
+				status += " " + progressBar(l.Done, l.Total, 30) + " " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%"
+			}
+		}
+		return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), status, ""}
+	}
+	s := f.Snapshot
+	if s != nil {
+		l1.WriteString("  host " + orDash(Sanitize(s.Host.Hostname)) + "  kernel " + orDash(Sanitize(s.Host.Kernel)))
+	}
+	switch f.Mode {
+	case monitor.ModeReplay:
+		l1.WriteString("  REPLAY " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
+		if !f.Time.IsZero() {
+			l1.WriteString(" @" + f.Time.UTC().Format("15:04:05"))
+		}
+		if m.speed > 0 {
+			l1.WriteString(" ×" + strconv.FormatFloat(m.speed, 'g', 3, 64))
+		}
+		if f.Source != "" {
+			l1.WriteString(" " + Sanitize(f.Source))
+		}
+	case monitor.ModeDemo:
+		l1.WriteString("  DEMO " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
+		if f.Phase != "" {
+			l1.WriteString(" phase: " + Sanitize(f.Phase))
+		}
+	default:
+		l1.WriteString("  LIVE")
+		if m.interval > 0 {
+			l1.WriteString(" every " + m.interval.String())
+		}
+	}
+	if m.paused {
+		l1.WriteString("  [PAUSED]")
+	}
+	if m.done {
+		l1.WriteString("  [END]")
+	}
+	// Line 2: devices, link.
+	var l2 strings.Builder
+	if s != nil {
+		l2.WriteString("dev")
+		seen := map[string]bool{}
+		for i := range s.Ports {
+			p := &s.Ports[i]
+			k := portKey(p)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			l2.WriteString(" " + Sanitize(k))
+			if p.Netdev != "" {
+				l2.WriteString("(" + Sanitize(p.Netdev) + ")")
+			}
+			if len(seen) == 4 && len(s.Ports) > 4 {
+				l2.WriteString(" +" + strconv.Itoa(len(s.Ports)-4))
+				break
+			}
+		}
+		if p := m.selectedPort(); p != nil {
+			l2.WriteString("  │ " + Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
+			if p.SpeedMbps != nil {
+				l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
+			} else if p.Rate != "" {
+				l2.WriteString(" " + Sanitize(p.Rate))
+			}
+			l2.WriteString(" MTU " + optI(p.MTU) + "/" + optI(p.RoCEMTU))
+		}
+	}
+	if wire := f.Wire; wire != nil {
+		l2.WriteString("  │ wire " + strconv.FormatUint(wire.Packets, 10) + " pkts " + strconv.FormatUint(wire.RoCEPackets, 10) + " RoCE")
+		if wire.KernelDrops != nil {
+			l2.WriteString(" drops " + optU(wire.KernelDrops))
+		}
+	} else if f.Mode == monitor.ModeLive {
+		l2.WriteString("  │ no capture (capture blind)")
+	}
+	// Line 3: probe health.
+	var bad []string
+	if s != nil {
+		for _, st := range s.Status {
+			if st.State != probes.StateOK {
+				bad = append(bad, Sanitize(st.Source)+": "+string(st.State))
+			}
+		}
+	}
+	l3 := "probes: all ok"
+	if s == nil {
+		l3 = "probes: no host data (capture only)"
+	} else if len(bad) > 0 {
+		l3 = "probes: " + strings.Join(bad, "; ")
+	}
+	return []string{
+		m.paint(m.styles.Title, clip(l1.String(), w)),
+		m.paint(m.styles.Header, clip(l2.String(), w)),
+		m.paint(m.styles.Dim, clip(l3, w)),
+	}
+}
+
+func (m Model) sevStyle(sev string) lipgloss.Style {
+	switch sev {
+	case "critical":
+		return m.styles.Critical
+	case "warning":
+		return m.styles.Warning
+	case "info":
+		return m.styles.Info
+	}
+	return m.styles.Header
+}
+
+func (m Model) strip() []string {
+	n := m.stripHeight()
+	if len(m.active) == 0 {
+		ok, ce := 0, 0
+		if m.frame != nil {
+			for _, r := range m.frame.Rules {
+				switch r.State {
+				case "ok":
+					ok++
+				case "cannot_evaluate":
+					ce++
+				}
+			}
+		}
+		return []string{m.paint(m.styles.OK, clip("✓ no active findings ("+strconv.Itoa(ok)+" rules ok, "+
+			strconv.Itoa(ce)+" cannot evaluate here)", m.width))}
+	}
+	start := 0
+	if m.findingSel >= n {
+		start = m.findingSel - n + 1
+	}
+	out := make([]string, 0, n)
+	for i := start; i < start+n && i < len(m.active); i++ {
+		f := &m.active[i]
+		cur := "  "
+		if m.focusStrip && i == m.findingSel {
+			cur = "▶ "
+		}
+		more := ""
+		if i == start+n-1 && len(m.active) > start+n {
+			more = " (+" + strconv.Itoa(len(m.active)-start-n) + " more)"
+		}
+		line := cur + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects) + more
+		line = fit(line, m.width)
+		if m.focusStrip && i == m.findingSel && !m.opts.NoColor {
+			out = append(out, m.styles.Selected.Inherit(m.sevStyle(string(f.Severity))).Render(line))
+		} else {
+			out = append(out, m.paint(m.sevStyle(string(f.Severity)), line))
+		}
+	}
+	return out
+}
+
+func (m Model) tabs() string {
+	var b strings.Builder
+	for i, n := range viewNames {
+		if i == ViewEvents && m.evSev > 0 {
+			n += " (" + evSevNames[m.evSev] + ")"
+		}
+		t := " " + strconv.Itoa(i+1) + " " + n + " "
+		if i == m.view {
+			if m.opts.NoColor {
+				t = "[" + strconv.Itoa(i+1) + " " + n + "]"
+			}
+			b.WriteString(m.paint(m.styles.TabActive, t))
+		} else {
+			b.WriteString(m.paint(m.styles.TabInactive, t))
+		}
+	}
+	return b.String()
+}
+
+func (m Model) footer() string {
+	if m.filtering {
+		return clip(m.input.View(), m.width)
+	}
+	return clip(m.help.ShortHelpView(m.keys.ShortHelp()), m.width)
+}
+
+// timeline draws the position of tick seq of total in w cells: [===>----].
+func timeline(seq, total, w int) string {
+	if total <= 1 {
+		return ""
+	}
+	at := min(w-1, seq*w/total)
+	return "[" + strings.Repeat("=", at) + ">" + strings.Repeat("-", w-1-at) + "]"
+}
+
+// progressBar draws done/total in w cells.
+func progressBar(done, total int64, w int) string {
+	if total <= 0 {
+		return ""
+	}
+	n := int(min(done, total) * int64(w) / total)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
+}

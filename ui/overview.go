@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+func (m Model) overview(h int) []string {
+	s := m.frame.Snapshot
+	w := m.width
+	var out []string
+	if s != nil && len(s.Ports) > 0 {
+		sparkW := max(8, min(historyLen, w-74))
+		out = append(out, m.paint(m.styles.ColumnHeader, fit("  PORT         NETDEV   STATE    RX Gb/s  TX Gb/s   RX pps   TX pps  "+fit("RX+TX (last "+strconv.Itoa(sparkW)+")", sparkW), w)))
+		for i := range s.Ports {
+			p := &s.Ports[i]
+			cur := "  "
+			if i == m.port {
+				cur = "▸ "
+			}
+			line := cur + fit(Sanitize(portKey(p)), 12) + " " + fit(Sanitize(p.Netdev), 8) + " " + fit(p.State, 7) + " " +
+				fitRight(gbps(p.Traffic.RxBytesPerSec), 8) + " " + fitRight(gbps(p.Traffic.TxBytesPerSec), 8) + " " +
+				fitRight(optF(p.Traffic.RxPacketsPerSec), 8) + " " + fitRight(optF(p.Traffic.TxPacketsPerSec), 8) + "  "
+			line = fit(line, 73)
+			out = append(out, line+m.paint(m.styles.Spark, sparkline(m.history[portKey(p)], min(sparkW, w-73))))
+		}
+		if p := m.selectedPort(); p != nil {
+			out = append(out, "")
+			out = append(out, m.pfcPanel(p)...)
+			out = append(out, "")
+			out = append(out, m.congestionPanel(s)...)
+		}
+	} else {
+		out = append(out, "  no host counters in this run (capture only)")
+	}
+	if wire := m.frame.Wire; wire != nil {
+		t := &wire.Totals
+		out = append(out, "", clip("  WIRE  flows "+strconv.FormatUint(t.Flows, 10)+"  PSN gaps "+strconv.FormatUint(t.PSNGaps, 10)+
+			"  retx "+strconv.FormatUint(t.RetransmittedPackets, 10)+"  NAKs "+strconv.FormatUint(t.NAKs.Total(), 10)+
+			"  CNPs "+strconv.FormatUint(t.CNPs, 10)+"  ECN CE "+strconv.FormatUint(t.ECNCE, 10)+
+			"  duration "+strconv.FormatFloat(wire.DurationSec, 'f', 2, 64)+"s", w))
+	}
+	if s != nil {
+		if errs := topErrors(s, 5); len(errs) > 0 {
+			out = append(out, "", m.paint(m.styles.ColumnHeader, fit("  TOP ERROR RATES", w)))
+			out = append(out, errs...)
+		}
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	for i := range out {
+		if m.opts.NoColor {
+			out[i] = clip(out[i], w)
+		}
+	}
+	return out
+}
+
+func (m Model) pfcPanel(p *probes.Port) []string {
+	out := []string{m.paint(m.styles.ColumnHeader, fit("  PFC "+Sanitize(portKey(p))+"  PRIO  LOSSLESS  RX pause/s  TX pause/s  RX paused  TX paused", m.width))}
+	if len(p.PFC) == 0 {
+		return append(out, "  no per-priority pause counters on this port")
+	}
+	for _, q := range p.PFC {
+		en := "?"
+		if q.Enabled != nil {
+			en = "no"
+			if *q.Enabled {
+				en = "yes *"
+			}
+		}
+		line := "  " + fit("", len(Sanitize(portKey(p)))+4) + fitRight(strconv.Itoa(q.Priority), 6) + "  " + fit(en, 8) + "  " +
+			fitRight(optF(q.RxPausePerSec), 10) + "  " + fitRight(optF(q.TxPausePerSec), 10) + "  " +
+			fitRight(pct(q.RxPausedPercent), 9) + "  " + fitRight(pct(q.TxPausedPercent), 9)
+		busy := (q.RxPausePerSec != nil && *q.RxPausePerSec > 0) || (q.TxPausePerSec != nil && *q.TxPausePerSec > 0)
+		if busy {
+			line = m.paint(m.styles.Warning, line)
+		}
+		out = append(out, clip(line, m.width))
+	}
+	c := p.Congestion
+	if c.PauseStormWarning != nil || c.PauseStormError != nil {
+		line := "  pause storm events: warning " + optU(c.PauseStormWarning) + "  error " + optU(c.PauseStormError)
+		st := m.styles.Dim
+		if (c.PauseStormWarning != nil && *c.PauseStormWarning > 0) || (c.PauseStormError != nil && *c.PauseStormError > 0) {
+			st = m.styles.Critical
+		}
+		out = append(out, m.paint(st, clip(line, m.width)))
+	}
+	return out
+}
+
+func (m Model) congestionPanel(s *probes.Snapshot) []string {
+	out := []string{m.paint(m.styles.ColumnHeader, fit("  CONGESTION   PORT         CNP sent/s  handled/s  ignored/s  ECN-marked/s", m.width))}
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		c := p.Congestion
+		out = append(out, clip("               "+fit(Sanitize(portKey(p)), 12)+" "+fitRight(optF(c.CNPSentPerSec), 10)+" "+
+			fitRight(optF(c.CNPHandledPerSec), 10)+" "+fitRight(optF(c.CNPIgnoredPerSec), 10)+" "+
+			fitRight(optF(c.ECNMarkedPerSec), 13), m.width))
+	}
+	return out
+}
+
+var errorWords = []string{"err", "discard", "drop", "out_of_sequence", "retry", "timeout", "nak", "oos", "out_of_buffer", "dup", "local_ack", "implied", "resp_", "req_"}
+
+func isErrorCounter(name string) bool {
+	for _, w := range errorWords {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
+}
+
+func topErrors(s *probes.Snapshot, n int) []string {
+	type e struct {
+		name string
+		rate float64
+	}
+	var es []e
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		for j := range p.Counters {
+			c := &p.Counters[j]
+			if c.Rate != nil && *c.Rate > 0 && isErrorCounter(c.Name) {
+				es = append(es, e{portKey(p) + " " + c.Name, *c.Rate})
+			}
+		}
+	}
+	sort.SliceStable(es, func(a, b int) bool {
+		if es[a].rate != es[b].rate {
+			return es[a].rate > es[b].rate
+		}
+		return es[a].name < es[b].name
+	})
+	var out []string
+	for i := 0; i < len(es) && i < n; i++ {
+		out = append(out, "  "+fit(Sanitize(es[i].name), 50)+fitRight(num(es[i].rate), 9)+"/s")
+	}
+	return out
+}
