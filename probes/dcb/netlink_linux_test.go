@@ -6,10 +6,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"strings"
 	"testing"
 
@@ -89,10 +86,12 @@ func TestKernelMissingInterface(t *testing.T) {
 // TestKernelVeth runs the probe on a veth pair in a network namespace the
 // test creates (root only): veth has no DCB ops either.
 func TestKernelVeth(t *testing.T) {
-	ns := testNetns(t)
+	ns := netnstest.New(t, "dcb")
+	ns.Veth(t, "dcbA", "dcbB")
+	ns.IP(t, "link", "set", "lo", "up")
 	for _, ifname := range []string{"dcbA", "dcbB", "lo", "eth0"} {
 		var err error
-		inNetns(t, ns, func() error {
+		ns.Do(t, func() error {
 			_, _, err = Probe(Netlink{}, ifname)
 			return nil
 		})
@@ -106,67 +105,5 @@ func TestKernelVeth(t *testing.T) {
 				t.Errorf("%s: %v", ifname, err)
 			}
 		}
-	}
-}
-
-func testNetns(t *testing.T) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skipf("needs root to create a network namespace; euid %d", os.Geteuid())
-	}
-	ipPath, err := exec.LookPath("ip")
-	if err != nil {
-		t.Skipf("needs ip(8): %v", err)
-	}
-	ip := func(args ...string) error {
-		out, err := exec.Command(ipPath, args...).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("ip %s: %v: %s", strings.Join(args, " "), err, bytes.TrimSpace(out))
-		}
-		return nil
-	}
-	ns := fmt.Sprintf("rdmatop-dcb-%d", os.Getpid())
-	if err := ip("netns", "add", ns); err != nil {
-		t.Skipf("cannot create a network namespace: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := ip("netns", "del", ns); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
-	for _, args := range [][]string{
-		{"-n", ns, "link", "add", "dcbA", "type", "veth", "peer", "name", "dcbB"},
-		{"-n", ns, "link", "set", "dcbA", "up"},
-		{"-n", ns, "link", "set", "dcbB", "up"},
-		{"-n", ns, "link", "set", "lo", "up"},
-	} {
-		if err := ip(args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ns
-}
-
-// inNetns runs fn on an OS thread that has joined ns; the thread is
-// discarded afterwards.
-func inNetns(t *testing.T, ns string, fn func() error) {
-	t.Helper()
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
-		f, err := os.Open("/run/netns/" + ns)
-		if err != nil {
-			done <- err
-			return
-		}
-		defer f.Close()
-		if err := unix.Setns(int(f.Fd()), unix.CLONE_NEWNET); err != nil {
-			done <- fmt.Errorf("setns %s: %w", ns, err)
-			return
-		}
-		done <- fn()
-	}()
-	if err := <-done; err != nil {
-		t.Fatal(err)
 	}
 }
