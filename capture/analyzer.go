@@ -35,6 +35,10 @@ type Analyzer struct {
 	opcodes                                                     [256]uint64
 	firstTS, lastTS                                             int64
 	unsupported                                                 map[layers.LinkType]uint64
+
+	// mark holds the counts at the last Cut, markTS its time.
+	mark   analyzerCounts
+	markTS int64
 }
 
 // NewAnalyzer returns an analyzer with cfg.
@@ -188,7 +192,14 @@ func LinkName(l layers.LinkType) string {
 }
 
 // Summary builds the report of everything seen so far.
-func (a *Analyzer) Summary() *Summary {
+func (a *Analyzer) Summary() *Summary { return a.summary(true) }
+
+// Running is Summary without the anomaly log: what a tick needs of the
+// running analysis (each interval carries its own anomalies), without
+// formatting the whole log every tick.
+func (a *Analyzer) Running() *Summary { return a.summary(false) }
+
+func (a *Analyzer) summary(anomalies bool) *Summary {
 	t := a.tracker
 	s := &Summary{
 		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2,
@@ -202,17 +213,10 @@ func (a *Analyzer) Summary() *Summary {
 		s.FirstTS, s.LastTS = tsString(a.firstTS), tsString(a.lastTS)
 		s.DurationSec = float64(a.lastTS-a.firstTS) / 1e9
 	}
-	switch {
-	case t.cfg.PMTU > 0:
-		s.PMTU, s.PMTUSource = t.cfg.PMTU, "flag"
-	case t.pmtu > 0:
-		s.PMTU, s.PMTUSource = t.pmtu, "inferred"
-	default:
-		s.PMTUSource = "unknown"
-	}
+	s.PMTU, s.PMTUSource = a.pmtu()
 	for op, n := range a.opcodes {
 		if n > 0 {
-			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: roce.Opcode(op).String(), Packets: n})
+			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
 		}
 	}
 	flows := make([]*Flow, 0, len(t.flows))
@@ -235,32 +239,31 @@ func (a *Analyzer) Summary() *Summary {
 		addTotals(&s.Totals, f)
 		s.Totals.Flows++
 	}
-	for _, an := range t.anomalies {
-		s.Anomalies = append(s.Anomalies, an.format())
+	if anomalies {
+		for _, an := range t.anomalies {
+			s.Anomalies = append(s.Anomalies, an.format())
+		}
 	}
 	return s
 }
 
+// pmtu returns the path MTU the analysis uses and where it comes from.
+func (a *Analyzer) pmtu() (int, string) {
+	t := a.tracker
+	switch {
+	case t.cfg.PMTU > 0:
+		return t.cfg.PMTU, "flag"
+	case t.pmtu > 0:
+		return t.pmtu, "inferred"
+	}
+	return 0, "unknown"
+}
+
+func opName(op int) string { return roce.Opcode(op).String() }
+
 func addTotals(t *Totals, f *Flow) {
-	t.PSNGaps += f.gaps
-	t.MissingPSNs += f.missing
-	t.RetransmittedPackets += f.retrans
-	t.GoBackN += f.goBackN
-	t.OutOfOrder += f.outOfOrder
-	t.ACKs += f.acks
-	t.ZeroCreditACKs += f.zeroCreditACKs
-	t.NAKs.add(f.naks)
-	t.CNPs += f.cnpsCarried
-	t.ECN.NotECT += f.ecn.NotECT
-	t.ECN.ECT0 += f.ecn.ECT0
-	t.ECN.ECT1 += f.ecn.ECT1
-	t.ECN.CE += f.ecn.CE
-	t.ECNCE += f.ecn.CE
-	t.BECN += f.becn
-	t.FECN += f.fecn
-	t.ICRCOK += f.icrcOK
-	t.ICRCErrors += f.icrcBad
-	t.ICRCUnverifiable += f.icrcUnver
+	c := f.counters()
+	c.addTo(t)
 }
 
 func flowSummary(f *Flow) FlowSummary {

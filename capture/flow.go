@@ -62,6 +62,9 @@ type Flow struct {
 	peer *Flow
 	// indexed is set once the flow is in the tracker's pair index.
 	indexed bool
+	// touchGen is the tracker's interval generation in which the flow was
+	// last touched (see Tracker.touch).
+	touchGen uint32
 }
 
 // reqStream tracks the sender's request PSNs on a flow.

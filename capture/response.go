@@ -182,6 +182,7 @@ func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
 	if target == nil {
 		target = f
 	}
+	t.touch(target, ts, pkt, target.req.last)
 	if target.cnps == 0 {
 		t.note(anomaly{kind: anCNP, packet: pkt, ts: ts, flow: target.id})
 	}

@@ -45,6 +45,14 @@ type Tracker struct {
 	anomaliesDropped uint64
 
 	recent recentRing
+
+	// The current interval (see Analyzer.Cut): its generation, the flows
+	// it touched and its anomalies.
+	intervals   bool // Begin or Cut was called: keep touched flows
+	gen         uint32
+	touched     []touched
+	ivAnomalies []anomaly
+	ivDropped   uint64
 }
 
 // anomaly is the raw form of an Anomaly, formatted only when reported.
@@ -83,10 +91,17 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: make(map[flowKey]*Flow), pairs: make(map[pairKey][]*Flow)}
+	return &Tracker{cfg: cfg, flows: make(map[flowKey]*Flow), pairs: make(map[pairKey][]*Flow), gen: 1}
 }
 
 func (t *Tracker) note(a anomaly) {
+	if !t.intervals {
+		// not cut into intervals: nothing to keep
+	} else if len(t.ivAnomalies) < MaxIntervalAnomalies {
+		t.ivAnomalies = append(t.ivAnomalies, a)
+	} else {
+		t.ivDropped++
+	}
 	if len(t.anomalies) >= t.cfg.MaxAnomalies {
 		t.anomaliesDropped++
 		return
@@ -161,6 +176,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	p := &d.RoCE
 	k := flowKey{src: d.Src, dst: d.Dst, qp: p.BTH.DestQP}
 	f := t.flow(&k, d, ts, pkt)
+	t.touch(f, ts, pkt, p.BTH.PSN)
 	op := p.BTH.Opcode
 	f.lastTS, f.lastPacket = ts, pkt
 	f.packets++

@@ -1,0 +1,265 @@
+package capture
+
+import (
+	"slices"
+	"sort"
+)
+
+// Intervals: a live run or a capture replayed as a timeline is cut into
+// ticks, and each tick needs what happened in it (which flows moved, their
+// gaps, NAKs and CNPs since the previous tick) besides the running totals.
+// The tracker notes the flows touched since the last cut, with their
+// counters as they were when first touched, so a cut costs O(flows active
+// in the interval), not O(all flows).
+
+// flowCounters are the counters of a flow that an interval reports as a
+// difference.
+type flowCounters struct {
+	packets, bytes, payload                     uint64
+	requests, responses, messages               uint64
+	gaps, missing, retrans, goBackN, outOfOrder uint64
+	acks, zeroCreditACKs                        uint64
+	naks                                        NAKCounts
+	cnps, cnpsCarried                           uint64
+	ecn                                         ECNCounts
+	becn, fecn                                  uint64
+	icrcOK, icrcBad, icrcUnver                  uint64
+}
+
+func (f *Flow) counters() flowCounters {
+	return flowCounters{packets: f.packets, bytes: f.bytes, payload: f.payload, requests: f.requests,
+		responses: f.responses, messages: f.messages, gaps: f.gaps, missing: f.missing, retrans: f.retrans,
+		goBackN: f.goBackN, outOfOrder: f.outOfOrder, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
+		naks: f.naks, cnps: f.cnps, cnpsCarried: f.cnpsCarried, ecn: f.ecn, becn: f.becn, fecn: f.fecn,
+		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
+}
+
+// touched is a flow active in the current interval and its state when the
+// interval first saw it.
+type touched struct {
+	f           *Flow
+	mark        flowCounters
+	opcodes     []OpcodeCount
+	firstTS     int64
+	firstPacket uint64
+	firstPSN    uint32
+}
+
+// touch notes that f is about to change in this interval (when the
+// analyzer is cut into intervals at all: otherwise nothing is kept).
+func (t *Tracker) touch(f *Flow, ts int64, pkt uint64, psn uint32) {
+	if !t.intervals || f.touchGen == t.gen {
+		return
+	}
+	f.touchGen = t.gen
+	tc := touched{f: f, mark: f.counters(), firstTS: ts, firstPacket: pkt, firstPSN: psn}
+	if len(f.opcodes) > 0 {
+		tc.opcodes = slices.Clone(f.opcodes)
+	}
+	t.touched = append(t.touched, tc)
+}
+
+// sub returns a−b, or 0 when b > a: a gap later explained as reordering is
+// taken back from the running count, but the interval that reported it
+// keeps it.
+func sub(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
+}
+
+func (n NAKCounts) minus(o NAKCounts) NAKCounts {
+	return NAKCounts{PSNSequenceError: sub(n.PSNSequenceError, o.PSNSequenceError), RNR: sub(n.RNR, o.RNR),
+		InvalidRequest: sub(n.InvalidRequest, o.InvalidRequest), RemoteAccessError: sub(n.RemoteAccessError, o.RemoteAccessError),
+		RemoteOperationalError: sub(n.RemoteOperationalError, o.RemoteOperationalError),
+		InvalidRDRequest:       sub(n.InvalidRDRequest, o.InvalidRDRequest), Reserved: sub(n.Reserved, o.Reserved)}
+}
+
+func (e ECNCounts) minus(o ECNCounts) ECNCounts {
+	return ECNCounts{NotECT: sub(e.NotECT, o.NotECT), ECT1: sub(e.ECT1, o.ECT1), ECT0: sub(e.ECT0, o.ECT0), CE: sub(e.CE, o.CE)}
+}
+
+func (c flowCounters) minus(o flowCounters) flowCounters {
+	return flowCounters{packets: sub(c.packets, o.packets), bytes: sub(c.bytes, o.bytes), payload: sub(c.payload, o.payload),
+		requests: sub(c.requests, o.requests), responses: sub(c.responses, o.responses), messages: sub(c.messages, o.messages),
+		gaps: sub(c.gaps, o.gaps), missing: sub(c.missing, o.missing), retrans: sub(c.retrans, o.retrans),
+		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder), acks: sub(c.acks, o.acks),
+		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
+		cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried), ecn: c.ecn.minus(o.ecn), becn: sub(c.becn, o.becn),
+		fecn: sub(c.fecn, o.fecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcBad: sub(c.icrcBad, o.icrcBad),
+		icrcUnver: sub(c.icrcUnver, o.icrcUnver)}
+}
+
+func (c *flowCounters) score() uint64 {
+	return c.gaps*4 + c.retrans + c.outOfOrder + c.naks.Total()*4 + c.icrcBad*4 + c.ecn.CE + c.cnps
+}
+
+func (c *flowCounters) addTo(t *Totals) {
+	t.PSNGaps += c.gaps
+	t.MissingPSNs += c.missing
+	t.RetransmittedPackets += c.retrans
+	t.GoBackN += c.goBackN
+	t.OutOfOrder += c.outOfOrder
+	t.ACKs += c.acks
+	t.ZeroCreditACKs += c.zeroCreditACKs
+	t.NAKs.add(c.naks)
+	t.CNPs += c.cnpsCarried
+	t.ECN.NotECT += c.ecn.NotECT
+	t.ECN.ECT0 += c.ecn.ECT0
+	t.ECN.ECT1 += c.ecn.ECT1
+	t.ECN.CE += c.ecn.CE
+	t.ECNCE += c.ecn.CE
+	t.BECN += c.becn
+	t.FECN += c.fecn
+	t.ICRCOK += c.icrcOK
+	t.ICRCErrors += c.icrcBad
+	t.ICRCUnverifiable += c.icrcUnver
+}
+
+// analyzerCounts are the capture-wide counts an interval reports as a
+// difference.
+type analyzerCounts struct {
+	packets, roce, v1, v2, nonRoCE, malformed, truncated, bytes, headersCut uint64
+	evicted, anomaliesDropped                                               uint64
+	opcodes                                                                 [256]uint64
+}
+
+func (a *Analyzer) counts() analyzerCounts {
+	return analyzerCounts{packets: a.packets, roce: a.roce, v1: a.v1, v2: a.v2, nonRoCE: a.nonRoCE,
+		malformed: a.malformed, truncated: a.truncated, bytes: a.bytes, headersCut: a.headersCut,
+		evicted: a.tracker.evicted, anomaliesDropped: a.tracker.anomaliesDropped, opcodes: a.opcodes}
+}
+
+// MaxIntervalAnomalies bounds the anomalies one interval reports; the
+// rest are counted in its AnomaliesDropped.
+const MaxIntervalAnomalies = 256
+
+// Cut ends the current interval at end (Unix nanoseconds; packets up to it
+// have been given to Packet) and returns its analysis: the packets since
+// the previous Cut (or since the start), the flows that moved with their
+// counters for the interval only, the interval's totals and anomalies.
+// DurationSec is the interval's length, so rates are per second of
+// interval, and FirstTS/LastTS are its bounds. The running analysis
+// (Summary) is not affected.
+//
+// Counter differences never go negative: a gap that a later packet shows
+// to have been reordering is taken back from the running count but stays
+// in the interval that reported it. A flow's RTT in an interval is its
+// running distribution (percentiles cannot be subtracted).
+func (a *Analyzer) Cut(end int64) *Summary {
+	t := a.tracker
+	t.intervals = true
+	cur := a.counts()
+	m := &a.mark
+	s := &Summary{
+		Packets: cur.packets - m.packets, RoCEPackets: cur.roce - m.roce, RoCEv1Packets: cur.v1 - m.v1,
+		RoCEv2Packets: cur.v2 - m.v2, NonRoCEPackets: cur.nonRoCE - m.nonRoCE, MalformedPackets: cur.malformed - m.malformed,
+		TruncatedPackets: cur.truncated - m.truncated, HeadersCutPackets: cur.headersCut - m.headersCut,
+		Bytes: cur.bytes - m.bytes, FlowsEvicted: cur.evicted - m.evicted, FlowTableCap: t.cfg.MaxFlows,
+		AnomaliesDropped: t.ivDropped, Opcodes: []OpcodeCount{}, Flows: make([]FlowSummary, 0, len(t.touched)),
+		Anomalies: make([]Anomaly, 0, len(t.ivAnomalies)),
+	}
+	start := a.markTS
+	if start == 0 && a.packets > 0 {
+		start = a.firstTS
+	}
+	if start == 0 || start > end {
+		start = end
+	}
+	s.FirstTS, s.LastTS = tsString(start), tsString(end)
+	s.DurationSec = float64(end-start) / 1e9
+	s.PMTU, s.PMTUSource = a.pmtu()
+	for op := range cur.opcodes {
+		if n := cur.opcodes[op] - m.opcodes[op]; n > 0 {
+			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
+		}
+	}
+	type scored struct {
+		fs    FlowSummary
+		score uint64
+	}
+	flows := make([]scored, 0, len(t.touched))
+	for i := range t.touched {
+		tc := &t.touched[i]
+		d := tc.f.counters().minus(tc.mark)
+		if d == (flowCounters{}) {
+			continue
+		}
+		fs := flowSummary(tc.f)
+		d.set(&fs)
+		fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
+		fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)
+		fs.Gbps = 0
+		if s.DurationSec > 0 {
+			fs.Gbps = float64(d.bytes) * 8 / (s.DurationSec * 1e9)
+		}
+		fs.Troubled = d.score() > 0
+		d.addTo(&s.Totals)
+		s.Totals.Flows++
+		flows = append(flows, scored{fs, d.score()})
+	}
+	// Troubled flows first, as in Summary.
+	sort.Slice(flows, func(i, j int) bool {
+		if flows[i].score != flows[j].score {
+			return flows[i].score > flows[j].score
+		}
+		if flows[i].fs.Packets != flows[j].fs.Packets {
+			return flows[i].fs.Packets > flows[j].fs.Packets
+		}
+		return flows[i].fs.ID < flows[j].fs.ID
+	})
+	for _, f := range flows {
+		s.Flows = append(s.Flows, f.fs)
+	}
+	for _, an := range t.ivAnomalies {
+		s.Anomalies = append(s.Anomalies, an.format())
+	}
+	// Start the next interval.
+	a.mark, a.markTS = cur, end
+	clear(t.touched) // drop the flow pointers: evicted flows can be collected
+	t.touched = t.touched[:0]
+	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
+	t.gen++
+	return s
+}
+
+// Begin makes the analyzer keep what Cut needs, from the first packet on,
+// and sets the start of the first interval (Unix nanoseconds): the time
+// the capture opened, or the first tick of a timeline; 0 starts it at the
+// first packet. An analyzer that is never cut (AnalyzeFile) keeps nothing
+// per interval.
+func (a *Analyzer) Begin(ts int64) {
+	a.markTS = ts
+	a.tracker.intervals = true
+}
+
+// set writes the interval's counters into a flow summary.
+func (c *flowCounters) set(fs *FlowSummary) {
+	fs.Packets, fs.Bytes, fs.PayloadBytes = c.packets, c.bytes, c.payload
+	fs.Requests, fs.Responses, fs.Messages = c.requests, c.responses, c.messages
+	fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = c.gaps, c.missing, c.retrans
+	fs.GoBackN, fs.OutOfOrder, fs.ACKs, fs.ZeroCreditACKs = c.goBackN, c.outOfOrder, c.acks, c.zeroCreditACKs
+	fs.NAKs, fs.CNPs, fs.CNPsCarried = c.naks, c.cnps, c.cnpsCarried
+	fs.ECN, fs.ECNCE = c.ecn, c.ecn.CE
+	fs.ICRCErrors, fs.ICRCUnverifiable = c.icrcBad, c.icrcUnver
+}
+
+// opcodeDelta returns cur − before, by opcode, in opcode order.
+func opcodeDelta(cur, before []OpcodeCount) []OpcodeCount {
+	out := make([]OpcodeCount, 0, len(cur))
+	for _, c := range cur {
+		n := c.Packets
+		for _, b := range before {
+			if b.Opcode == c.Opcode {
+				n = sub(n, b.Packets)
+				break
+			}
+		}
+		if n > 0 {
+			out = append(out, OpcodeCount{Opcode: c.Opcode, Name: c.Name, Packets: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Opcode < out[j].Opcode })
+	return out
+}
