@@ -2,19 +2,26 @@
 // on a host, tick by tick, so that an incident recorded at 3 a.m. replays
 // anywhere through the same parsers.
 //
-// A bundle is JSON Lines, optionally gzip-compressed: a header line, then
-// one line per tick. Each tick is written and flushed as a whole, so a
-// Ctrl-C or a kill loses at most the tick being written; a reader stops
-// cleanly at a cut last line. The format is documented in docs/bundle.md.
+// Two versions exist, both optionally gzip-compressed:
+//
+//   - Version 1 is JSON Lines: a header line, then one line per tick
+//     (NewWriter).
+//   - Version 2 is pcapng: the host ticks and the RoCE packets captured at
+//     the same time, on one timeline, in a file Wireshark and tshark open
+//     as is. The header and each tick are JSON in pcapng custom blocks,
+//     the packets are ordinary Enhanced Packet Blocks (NewPcapngWriter).
+//
+// Open (or NewReader) reads both and returns records in file order. Each
+// tick is flushed as a whole when it is written, so a Ctrl-C or a kill
+// loses at most the tick being written; a reader stops cleanly at a cut
+// last record and says so (Reader.Truncated). The format is documented in
+// docs/bundle.md.
 package bundle
 
 import (
 	"bufio"
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -22,13 +29,20 @@ import (
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 )
 
-// Format and Version identify a bundle; readers refuse other versions.
+// Format names a bundle in its header; Version1 and Version2 are the
+// versions this package reads. Readers refuse other formats and versions.
 const (
-	Format  = "rdmatop-bundle"
-	Version = 1
+	Format   = "rdmatop-bundle"
+	Version1 = 1 // JSON Lines
+	Version2 = 2 // pcapng: ticks and packets on one timeline
 )
 
-// Header is the first line of a bundle.
+// Version is the version NewWriter writes.
+//
+// Deprecated: use Version1 (NewWriter) or Version2 (NewPcapngWriter).
+const Version = Version1
+
+// Header is the first record of a bundle.
 type Header struct {
 	Format   string    `json:"format"`
 	Version  int       `json:"version"`
@@ -59,17 +73,19 @@ type Tick struct {
 	Status []probes.Status            `json:"status,omitempty"`
 }
 
-// Writer writes a bundle.
+// Writer writes a version 1 bundle (JSON Lines, host ticks only). New
+// recordings that also hold packets use PcapngWriter.
 type Writer struct {
 	w   *bufio.Writer
 	gz  *gzip.Writer
 	out io.Writer
 }
 
-// NewWriter writes h to w and returns a Writer for the ticks. With gz the
-// stream is gzip-compressed (each tick is flushed as a gzip block).
+// NewWriter writes h to w as a version 1 header and returns a Writer for
+// the ticks. With gz the stream is gzip-compressed (each tick is flushed
+// as a gzip block).
 func NewWriter(w io.Writer, h Header, gz bool) (*Writer, error) {
-	h.Format, h.Version = Format, Version
+	h.Format, h.Version = Format, Version1
 	bw := &Writer{out: w}
 	if gz {
 		bw.gz = gzip.NewWriter(w)
@@ -111,75 +127,4 @@ func (w *Writer) Close() error {
 		return w.gz.Close()
 	}
 	return nil
-}
-
-// Reader reads a bundle.
-type Reader struct {
-	Header Header
-	s      *bufio.Scanner
-	line   int
-	// Truncated is set when the last tick was cut (a kill while writing).
-	Truncated bool
-}
-
-// ErrNotBundle is returned for input that is not an rdmatop bundle.
-var ErrNotBundle = errors.New("not an rdmatop bundle")
-
-// IsBundle reports whether head (the first bytes of a file, after gzip
-// decompression) starts like a bundle.
-func IsBundle(head []byte) bool {
-	return bytes.HasPrefix(bytes.TrimLeft(head, " \t"), []byte(`{"format":"`+Format+`"`))
-}
-
-// NewReader reads the header from r, which may be gzip-compressed.
-func NewReader(r io.Reader) (*Reader, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
-	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		gz, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("bundle: bad gzip stream: %w", err)
-		}
-		br = bufio.NewReaderSize(gz, 1<<16)
-	}
-	s := bufio.NewScanner(br)
-	s.Buffer(make([]byte, 1<<20), 1<<30)
-	rd := &Reader{s: s}
-	if !s.Scan() {
-		if err := s.Err(); err != nil {
-			return nil, fmt.Errorf("bundle: %w", err)
-		}
-		return nil, fmt.Errorf("%w: empty input", ErrNotBundle)
-	}
-	rd.line = 1
-	if err := json.Unmarshal(s.Bytes(), &rd.Header); err != nil || rd.Header.Format != Format {
-		return nil, fmt.Errorf("%w: first line is not a bundle header", ErrNotBundle)
-	}
-	if rd.Header.Version != Version {
-		return nil, fmt.Errorf("bundle version %d: this rdmatop reads version %d", rd.Header.Version, Version)
-	}
-	return rd, nil
-}
-
-// Next returns the next tick, or io.EOF after the last. A cut last line
-// (a recording killed mid-write) ends the bundle with Truncated set; a
-// damaged line elsewhere is an error naming the line.
-func (r *Reader) Next() (*Tick, error) {
-	if !r.s.Scan() {
-		if err := r.s.Err(); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, fmt.Errorf("bundle line %d: %w", r.line+1, err)
-		}
-		return nil, io.EOF
-	}
-	r.line++
-	var t Tick
-	if err := json.Unmarshal(r.s.Bytes(), &t); err != nil {
-		// Only the last line may be cut short.
-		line := r.line
-		if !r.s.Scan() {
-			r.Truncated = true
-			return nil, io.EOF
-		}
-		return nil, fmt.Errorf("bundle line %d: %w", line, err)
-	}
-	return &t, nil
 }

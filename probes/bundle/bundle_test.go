@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -40,7 +41,7 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Header.Format != Format || r.Header.Version != Version || r.Header.Host.Hostname != "h" {
+		if r.Header.Format != Format || r.Header.Version != Version1 || r.Header.Host.Hostname != "h" {
 			t.Errorf("header %+v", r.Header)
 		}
 		for i := range 3 {
@@ -98,5 +99,41 @@ func TestNotABundle(t *testing.T) {
 	}
 	if !IsBundle([]byte(`{"format":"rdmatop-bundle","version":1}`)) || IsBundle([]byte("\xd4\xc3\xb2\xa1")) {
 		t.Error("IsBundle")
+	}
+}
+
+// Open reads the version 1 recordings already in the repository; their
+// records are ticks only.
+func TestOpenV1LabRecording(t *testing.T) {
+	f, err := os.Open(labBundleV1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Header.Version != Version1 || r.Header.Format != Format {
+		t.Errorf("header %+v", r.Header)
+	}
+	n := 0
+	var last time.Time
+	for {
+		rec, err := r.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Packet != nil || rec.Tick == nil || !rec.Tick.Time.After(last) || len(rec.Tick.Files) == 0 {
+			t.Fatalf("record %d: %+v", n+1, rec)
+		}
+		last = rec.Tick.Time
+		n++
+	}
+	if n != 11 || r.Truncated { // 12 lines: the header and 11 ticks
+		t.Errorf("%d ticks, truncated %v", n, r.Truncated)
 	}
 }
