@@ -34,12 +34,30 @@ func Markdown(p *Pack) string {
 		}
 		fmt.Fprintf(&b, " ([troubleshooting](troubleshooting.md#%s))\n\n```\n%s\n```\n", r.ID, strings.TrimSpace(r.When))
 		for _, v := range r.Also {
-			fmt.Fprintf(&b, "\nalso, scope %s:\n\n```\n%s\n```\n", v.Scope, strings.TrimSpace(v.When))
+			fmt.Fprintf(&b, "\nalso, scope %s", v.Scope)
+			if v.For != nil && *v.For != r.For {
+				fmt.Fprintf(&b, ", must hold for %s", time.Duration(*v.For))
+			}
+			fmt.Fprintf(&b, ":\n\n```\n%s\n```\n", strings.TrimSpace(v.When))
 		}
 		if len(r.Params) > 0 {
 			fmt.Fprintf(&b, "\nParameters (override with --rules DIR): %s\n", params(r.Params))
 		}
 	}
+	b.WriteString("\n## How findings live\n\n")
+	b.WriteString("Rules are evaluated on every frame of a run (a live tick, a replayed sample or capture\n")
+	b.WriteString("interval). All times are the frames' own; the engine never reads the clock.\n\n")
+	b.WriteString("- `for`: the condition must hold on the same object (port, priority, QP, flow, host) from\n")
+	b.WriteString("  one frame to a frame at least that much later. A frame where it is false restarts the\n")
+	b.WriteString("  timer. A frame where the object is absent or its data is missing does not: the timer\n")
+	fmt.Fprintf(&b, "  survives %d missed frame and is dropped at the next. One-shot checks ignore `for`.\n", DefaultTimerGrace)
+	b.WriteString("- A finding is active while its condition holds and resolved once it does not (its object\n")
+	b.WriteString("  gone included). A resolved finding stays in the report, so that a replay or a check of a\n")
+	fmt.Fprintf(&b, "  recording reports everything that fired, up to %d resolved findings (those that\n", DefaultMaxResolved)
+	b.WriteString("  resolved first are dropped first). A run that lasts days also drops those that resolved\n")
+	fmt.Fprintf(&b, "  longer ago than a retention period (suggested for live runs: %g h, at most %d findings).\n", LiveRetention.Hours(), LiveMaxResolved)
+	b.WriteString("  Reports count what was dropped (`forgotten_findings`). A finding that fires again after\n")
+	b.WriteString("  it resolved is reported again, in its old place.\n")
 	b.WriteString("\n## Expression environment\n\n")
 	b.WriteString("`when` is an [expr-lang](https://expr-lang.org) expression, compiled at load (an unknown\n")
 	b.WriteString("name or a type error rejects the rule with file:line). It is evaluated once per object of\n")

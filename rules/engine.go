@@ -3,7 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -41,24 +41,103 @@ type RuleState struct {
 type Result struct {
 	Findings []Finding   `json:"findings"` // active and resolved, most severe first
 	Rules    []RuleState `json:"rules"`
+	// Forgotten counts the resolved findings this engine has dropped since
+	// it started (Engine.Retention, Engine.MaxResolved): a report should
+	// say that Findings is not everything that ever fired.
+	Forgotten uint64 `json:"forgotten_findings,omitempty"`
 }
+
+// Defaults of the engine's memory. A replay or a check of a recording
+// keeps every finding (DefaultMaxResolved is generous); a live run that
+// lasts days should also forget by age (LiveRetention, LiveMaxResolved).
+const (
+	// DefaultMaxResolved is the cap on resolved findings when
+	// Engine.MaxResolved is 0.
+	DefaultMaxResolved = 10_000
+	// DefaultTimerGrace is the number of consecutive frames a `for` timer
+	// survives without its object when Engine.TimerGrace is 0.
+	DefaultTimerGrace = 1
+	// LiveRetention and LiveMaxResolved are the suggested policy of a live
+	// run: what resolved in the last day, at most a thousand findings.
+	LiveRetention   = 24 * time.Hour
+	LiveMaxResolved = 1_000
+)
 
 // Engine evaluates a pack frame after frame, remembering what has held
 // for how long. Not safe for concurrent use.
+//
+// Its memory is bounded whatever the run's length, in frame time (the
+// frames' Time; the engine never reads the clock):
+//   - a `for` timer lives while its condition holds; when its object is
+//     not evaluated (gone from the frame, or its data missing) the timer
+//     survives TimerGrace frames, so one missed sample does not restart
+//     it, and is then dropped;
+//   - a finding is active while its condition holds; once resolved it is
+//     kept, so that a replay reports what happened, until it is older
+//     than Retention (when set) or more than MaxResolved resolved findings
+//     are kept, the ones that resolved first going first. Result.Forgotten
+//     counts them.
+//
+// Active findings are never forgotten: they are bounded by the frame.
 type Engine struct {
 	pack *Pack
 	// IgnoreFor makes every rule fire as soon as its condition holds: for
 	// one-shot checks, where the sampling interval is the only history.
 	IgnoreFor bool
-	since     map[string]time.Time // condition true since (rule|object)
-	machine   vm.VM                // reused: one allocation less per evaluation
-	found     map[string]*Finding
-	order     []string
+	// Retention forgets a resolved finding whose condition last held more
+	// than Retention (frame time) before the current frame. 0: kept, up to
+	// MaxResolved (a replay, a check). Live: LiveRetention.
+	Retention time.Duration
+	// MaxResolved caps the resolved findings kept; past it, those resolved
+	// longest ago are forgotten first. 0 means DefaultMaxResolved; a
+	// negative value keeps none. Live: LiveMaxResolved.
+	MaxResolved int
+	// TimerGrace is how many consecutive frames a `for` timer survives
+	// without its object being evaluated: counted in frames, not seconds,
+	// because a missed sample is one frame whatever the interval (250 ms
+	// recordings, 1 s live, --interval 1m, replays with gaps). 0 means
+	// DefaultTimerGrace (1: one missed sample keeps the timer, a second
+	// drops it); negative drops it at the first miss.
+	TimerGrace int
+
+	machine vm.VM  // reused: one allocation less per evaluation
+	frame   uint64 // frames evaluated
+	// timers are the `for` timers by variant key, then object id; only
+	// conditions that hold and must hold for some time have one.
+	timers map[string]map[string]timer
+	found  map[string]*entry // by "rule|scope|object"
+	order  []*entry          // first-fired order; forgotten entries stay as holes until compacted
+	holes  int
+	active []*entry // fired in the last frame
+	fired  []*entry // firing in this frame (reused)
+	queue  []queued // resolved entries, in the order they resolved
+	stale  int      // queue items whose entry fired again
+	nres   int      // resolved entries kept
+	forgot uint64
+}
+
+type timer struct {
+	since time.Time // condition true since
+	seen  uint64    // last frame that evaluated it true
+}
+
+// entry is one finding the engine keeps.
+type entry struct {
+	key   string
+	f     Finding
+	frame uint64 // last frame it fired in
+	gen   uint64 // bumped each time it resolves
+	gone  bool
+}
+
+type queued struct {
+	e   *entry
+	gen uint64
 }
 
 // NewEngine returns an engine for pack.
 func NewEngine(p *Pack) *Engine {
-	return &Engine{pack: p, since: map[string]time.Time{}, found: map[string]*Finding{}}
+	return &Engine{pack: p, timers: map[string]map[string]timer{}, found: map[string]*entry{}}
 }
 
 // object is one thing a rule is evaluated on. Its identity (id) and
@@ -72,11 +151,11 @@ type object struct {
 
 // Evaluate runs every rule on f.
 func (e *Engine) Evaluate(f Frame) Result {
+	e.frame++
 	hostv := hostEnv(f)
 	host := &hostv
 	wire := wireEnv(f)
 	res := Result{}
-	seenNow := map[string]bool{}
 	type scoped struct {
 		objs []object
 		why  string
@@ -96,6 +175,8 @@ func (e *Engine) Evaluate(f Frame) Result {
 				whys = append(whys, string(v.Scope)+": "+why)
 				continue
 			}
+			timed := !e.IgnoreFor && v.wait > 0
+			timers := e.timers[v.key]
 			evaluated := 0
 			var lastErr error
 			for i := range objs {
@@ -107,38 +188,33 @@ func (e *Engine) Evaluate(f Frame) Result {
 					continue
 				}
 				evaluated++
-				if out != true && len(e.since) == 0 {
-					continue
-				}
-				k := r.ID + "|" + string(v.Scope) + "|" + o.id()
 				if out != true {
-					delete(e.since, k)
-					continue
-				}
-				t0, ok := e.since[k]
-				if !ok {
-					t0 = f.Time
-					e.since[k] = t0
-				}
-				if !e.IgnoreFor && f.Time.Sub(t0) < time.Duration(r.For) {
-					if state.State != "firing" {
-						state.State = "pending"
+					if len(timers) > 0 {
+						delete(timers, o.id())
 					}
 					continue
+				}
+				id := o.id()
+				if timed {
+					if timers == nil {
+						timers = map[string]timer{}
+						e.timers[v.key] = timers
+					}
+					t, ok := timers[id]
+					if !ok {
+						t.since = f.Time
+					}
+					t.seen = e.frame
+					timers[id] = t
+					if f.Time.Sub(t.since) < v.wait {
+						if state.State != "firing" {
+							state.State = "pending"
+						}
+						continue
+					}
 				}
 				state.State = "firing"
-				seenNow[k] = true
-				fd := e.found[k]
-				if fd == nil || fd.Resolved {
-					fd = &Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Confirm: r.Confirm,
-						Fix: r.Fix, Docs: r.Docs, Objects: o.keys(), FirstSeen: f.Time}
-					if e.found[k] == nil {
-						e.order = append(e.order, k)
-					}
-					e.found[k] = fd
-				}
-				fd.LastSeen = f.Time
-				fd.Evidence = render(v.evidence, o.env)
+				e.fire(v.key+"|"+id, r, v, o, f.Time)
 			}
 			switch {
 			case evaluated > 0 && state.State == "cannot_evaluate":
@@ -152,22 +228,173 @@ func (e *Engine) Evaluate(f Frame) Result {
 		}
 		res.Rules = append(res.Rules, state)
 	}
-	for k, fd := range e.found {
-		if !seenNow[k] && !fd.Resolved {
-			fd.Resolved = true
-		}
-	}
-	for _, k := range e.order {
-		res.Findings = append(res.Findings, *e.found[k])
-	}
-	sort.SliceStable(res.Findings, func(i, j int) bool {
-		a, b := res.Findings[i], res.Findings[j]
-		if a.Resolved != b.Resolved {
-			return !a.Resolved
-		}
-		return a.Severity.rank() > b.Severity.rank()
-	})
+	e.expireTimers()
+	e.resolve()
+	e.forget(f.Time)
+	res.Findings = e.findings()
+	res.Forgotten = e.forgot
 	return res
+}
+
+// fire records that the condition of v holds on o: a new finding, one that
+// fires again after it resolved (a new occurrence, in its old place), or
+// an active one still firing.
+func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
+	en := e.found[k]
+	switch {
+	case en == nil:
+		en = &entry{key: k}
+		e.found[k] = en
+		e.order = append(e.order, en)
+		fallthrough
+	case en.f.Resolved:
+		if en.f.Resolved {
+			e.nres--
+			e.stale++ // its queue item
+		}
+		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Confirm: r.Confirm,
+			Fix: r.Fix, Docs: r.Docs, Objects: o.keys(), FirstSeen: now}
+	}
+	en.f.LastSeen = now
+	en.f.Evidence = render(v.evidence, o.env)
+	if en.frame != e.frame {
+		en.frame = e.frame
+		e.fired = append(e.fired, en)
+	}
+}
+
+// expireTimers drops the timers of objects not evaluated true in the last
+// TimerGrace frames (an object evaluated false lost its timer already).
+func (e *Engine) expireTimers() {
+	grace := uint64(DefaultTimerGrace)
+	switch {
+	case e.TimerGrace > 0:
+		grace = uint64(e.TimerGrace)
+	case e.TimerGrace < 0:
+		grace = 0
+	}
+	for k, ts := range e.timers {
+		for id, t := range ts {
+			if e.frame-t.seen > grace {
+				delete(ts, id)
+			}
+		}
+		if len(ts) == 0 {
+			delete(e.timers, k) // a map keeps its peak size: let it go
+		}
+	}
+}
+
+// resolve marks the findings that were active and did not fire in this
+// frame as resolved and queues them (in the order they fired in the
+// previous frame: deterministic, as the frame's objects are).
+func (e *Engine) resolve() {
+	for _, en := range e.active {
+		if en.frame == e.frame {
+			continue
+		}
+		en.f.Resolved = true
+		en.gen++
+		e.nres++
+		e.queue = append(e.queue, queued{en, en.gen})
+	}
+	clear(e.active)
+	e.active, e.fired = e.fired, e.active[:0]
+}
+
+// forget drops resolved findings past Retention or beyond MaxResolved,
+// those that resolved first going first (the queue is in that order, and
+// a finding's LastSeen is the frame before it resolved).
+func (e *Engine) forget(now time.Time) {
+	max := e.MaxResolved
+	switch {
+	case max == 0:
+		max = DefaultMaxResolved
+	case max < 0:
+		max = 0
+	}
+	n := 0
+	for ; n < len(e.queue); n++ {
+		q := e.queue[n]
+		if q.e.gen != q.gen || !q.e.f.Resolved {
+			e.stale--
+			continue
+		}
+		if e.nres <= max && (e.Retention <= 0 || now.Sub(q.e.f.LastSeen) <= e.Retention) {
+			break
+		}
+		q.e.gone = true
+		delete(e.found, q.e.key)
+		e.holes++
+		e.nres--
+		e.forgot++
+	}
+	clear(e.queue[:n])
+	e.queue = e.queue[n:]
+	// Items of findings that fired again stay queued until they reach the
+	// front; drop them when they are most of the queue.
+	if e.stale > len(e.queue)/2 {
+		kept := make([]queued, 0, len(e.queue)-e.stale)
+		for _, q := range e.queue {
+			if q.e.gen == q.gen && q.e.f.Resolved {
+				kept = append(kept, q)
+			}
+		}
+		e.queue, e.stale = kept, 0
+	}
+	if e.holes > len(e.order)/2 {
+		e.order = slices.DeleteFunc(e.order, func(en *entry) bool { return en.gone })
+		e.holes = 0
+		// Maps keep their peak size; rebuild it at the size it has now.
+		found := make(map[string]*entry, len(e.order))
+		for _, en := range e.order {
+			found[en.key] = en
+		}
+		e.found = found
+	}
+}
+
+// findings lists what the engine keeps: active first, then by severity,
+// in the order they first fired.
+func (e *Engine) findings() []Finding {
+	const buckets = 8 // (active, resolved) x rank 3..0
+	bucket := func(en *entry) int {
+		b := 3 - en.f.Severity.rank()
+		if en.f.Resolved {
+			b += 4
+		}
+		return b
+	}
+	var start [buckets + 1]int
+	for _, en := range e.order {
+		if !en.gone {
+			start[bucket(en)+1]++
+		}
+	}
+	for i := 1; i <= buckets; i++ {
+		start[i] += start[i-1]
+	}
+	if start[buckets] == 0 {
+		return nil
+	}
+	out := make([]Finding, start[buckets])
+	for _, en := range e.order {
+		if !en.gone {
+			b := bucket(en)
+			out[start[b]] = en.f
+			start[b]++
+		}
+	}
+	return out
+}
+
+// stateSize reports how much the engine keeps: timers, findings (kept and
+// holes in the order), queued resolutions. For tests.
+func (e *Engine) stateSize() (timers, found, order, queue int) {
+	for _, ts := range e.timers {
+		timers += len(ts)
+	}
+	return timers, len(e.found), len(e.order), len(e.queue)
 }
 
 // missingData turns an evaluation error into words: nearly always a
@@ -214,6 +441,63 @@ var templateFuncs = template.FuncMap{
 		}
 		return fmt.Sprint(v)
 	},
+	// add sums the numbers present (nil when none is), mul multiplies
+	// (nil when any is nil): "about {{num (mul (add (.Rate "rx_packets")
+	// (.Rate "tx_packets")) .Wire.DurationSec)}} packets".
+	"add": func(vs ...any) any {
+		var sum any
+		for _, v := range vs {
+			if x, ok := toFloat(v); ok {
+				s, _ := sum.(float64)
+				sum = s + x
+			}
+		}
+		return sum
+	},
+	"mul": func(vs ...any) any {
+		p := 1.0
+		for _, v := range vs {
+			x, ok := toFloat(v)
+			if !ok {
+				return nil
+			}
+			p *= x
+		}
+		return p
+	},
+	// pct writes part as a whole percentage of whole ("66%"), "n/a" when
+	// either is nil or whole is 0.
+	"pct": func(part, whole any) string {
+		a, ok1 := toFloat(part)
+		b, ok2 := toFloat(whole)
+		if !ok1 || !ok2 || b == 0 {
+			return "n/a"
+		}
+		return strconv.FormatFloat(100*a/b, 'f', 0, 64) + "%"
+	},
+}
+
+// toFloat reads the numbers an Env holds (float64, ints, pointers to them).
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case *int:
+		if x != nil {
+			return float64(*x), true
+		}
+	case *uint64:
+		if x != nil {
+			return float64(*x), true
+		}
+	}
+	return 0, false
 }
 
 // Worst returns the highest severity among the findings (also resolved

@@ -9,12 +9,22 @@ import (
 
 // Frame is what the rules look at: a host snapshot, a capture analysis, or
 // both, at one time.
+//
+// In a run evaluated tick after tick (live, or a replay played as a
+// timeline) Wire is the analysis of the interval since the previous tick
+// (capture.Analyzer.Cut: the interval's packets, flows that moved with
+// their counters for the interval, DurationSec the interval's length, and
+// for a live capture KernelDrops the frames the kernel dropped in it). A
+// one-shot evaluation (check of a capture, --once) passes the whole
+// capture.
 type Frame struct {
 	Time     time.Time
 	Snapshot *probes.Snapshot // nil without host data
 	Wire     *capture.Summary // nil without a capture
-	// Live says the frame comes from this host now (capture-blind and
-	// running-unprivileged only make sense live).
+	// Live says the frame comes from this host now: the host was sampled
+	// and the wire captured at the same time (capture-blind,
+	// capture-incomplete and running-unprivileged only make sense live).
+	// It may be true with a fixture --root.
 	Live bool
 }
 
@@ -92,21 +102,35 @@ type HostEnv struct {
 	Events          []probes.Event `expr:"events"`
 	// RDMATraffic is the sum over ports of RDMA packets per second (nil
 	// when no port counts them).
-	RDMAPacketsPerSec any  `expr:"rdma_packets_per_s"`
-	Live              bool `expr:"live"`
-	HasSnapshot       bool `expr:"has_snapshot"`
-	QPs               int  `expr:"qps"`
+	RDMAPacketsPerSec any `expr:"rdma_packets_per_s"`
+	// IntervalSec is the time the snapshot's rates cover (since the
+	// previous sample); 0 on a first sample and without host data.
+	IntervalSec float64 `expr:"interval_s"`
+	Live        bool    `expr:"live"`
+	HasSnapshot bool    `expr:"has_snapshot"`
+	QPs         int     `expr:"qps"`
 }
 
-// WireEnv is the capture analysis as a whole.
+// WireEnv is the capture analysis as a whole (of the frame's interval in
+// a run evaluated tick after tick, see Frame).
 type WireEnv struct {
 	capture.Totals `expr:"totals"`
-	RoCEPackets    uint64  `expr:"roce_packets"`
-	RoCEv1Packets  uint64  `expr:"rocev1_packets"`
-	Packets        uint64  `expr:"packets"`
-	DurationSec    float64 `expr:"duration_s"`
-	PMTU           int     `expr:"pmtu"`
-	Malformed      uint64  `expr:"malformed_packets"`
+	RoCEPackets    uint64 `expr:"roce_packets"`
+	RoCEv1Packets  uint64 `expr:"rocev1_packets"`
+	Packets        uint64 `expr:"packets"`
+	// DurationSec is the time the analysis covers: the interval's length
+	// in a run evaluated tick after tick, first to last packet for a
+	// whole capture.
+	DurationSec float64 `expr:"duration_s"`
+	PMTU        int     `expr:"pmtu"`
+	Malformed   uint64  `expr:"malformed_packets"`
+	// KernelDrops is the number of frames the kernel dropped from a live
+	// capture's ring (the reader did not keep up) in the time the analysis
+	// covers; nil when the capture is not live.
+	KernelDrops any `expr:"kernel_drops"`
+	// Interface is the network interface of a live capture (the summary's
+	// File when its Format is "live"), "" otherwise.
+	Interface string `expr:"interface"`
 }
 
 // Rate returns the per-second rate of the scope port's counter name

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"flag"
 	"os"
 	"strings"
 	"testing"
@@ -75,16 +76,25 @@ func TestOverride(t *testing.T) {
 	}
 }
 
+var updateDocs = flag.Bool("update-docs", false, "rewrite docs/rules.md from the built-in pack")
+
 // docs/rules.md is generated from the pack; it must not be stale.
+// Regenerate with `go run ./cmd/rdmatop rules --markdown > docs/rules.md`
+// or, without building the CLI, `go test ./rules -run TestRulesDocUpToDate -update-docs`.
 func TestRulesDocUpToDate(t *testing.T) {
 	p, err := Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Markdown(p)
+	if *updateDocs {
+		if err := os.WriteFile("../docs/rules.md", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got, err := os.ReadFile("../docs/rules.md")
 	if err != nil || string(got) != want {
-		t.Errorf("docs/rules.md is stale: regenerate with `go run ./cmd/rdmatop rules --markdown > docs/rules.md`")
+		t.Errorf("docs/rules.md is stale: regenerate with `go run ./cmd/rdmatop rules --markdown > docs/rules.md` or `go test ./rules -run TestRulesDocUpToDate -update-docs`")
 	}
 }
 

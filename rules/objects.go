@@ -17,6 +17,7 @@ func hostEnv(f Frame) HostEnv {
 		return h
 	}
 	h.HasSnapshot = true
+	h.IntervalSec = s.Interval
 	h.Config = &s.Config
 	for _, st := range s.Status {
 		h.Sources[st.Source] = string(st.State)
@@ -66,8 +67,12 @@ func wireEnv(f Frame) *WireEnv {
 	if w == nil {
 		return nil
 	}
-	return &WireEnv{Totals: w.Totals, RoCEPackets: w.RoCEPackets, RoCEv1Packets: w.RoCEv1Packets, Packets: w.Packets,
-		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets}
+	env := &WireEnv{Totals: w.Totals, RoCEPackets: w.RoCEPackets, RoCEv1Packets: w.RoCEv1Packets, Packets: w.Packets,
+		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets, KernelDrops: u64(w.KernelDrops)}
+	if w.Format == "live" {
+		env.Interface = w.File
+	}
+	return env
 }
 
 // objects lists what a rule of scope is evaluated on, or why there is
@@ -169,11 +174,17 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 			}
 			out = append(out, qpObject(base, qe))
 		}
-		// QPs that changed and vanished within one sample still count.
-		for k, evs := range events {
-			if seen[k] {
-				continue
+		// QPs that changed and vanished within one sample still count, in
+		// a fixed order (their findings' order must not depend on a map).
+		var gone []string
+		for k := range events {
+			if !seen[k] {
+				gone = append(gone, k)
 			}
+		}
+		sort.Strings(gone)
+		for _, k := range gone {
+			evs := events[k]
 			e := evs[len(evs)-1]
 			qe := &QPEnv{Device: e.Device, LQPN: int(*e.QPN), State: "DESTROYED", Events: evs}
 			out = append(out, qpObject(base, qe))

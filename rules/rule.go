@@ -28,7 +28,15 @@ const (
 )
 
 func (s Severity) rank() int {
-	return map[Severity]int{Info: 1, Warning: 2, Critical: 3}[s]
+	switch s {
+	case Info:
+		return 1
+	case Warning:
+		return 2
+	case Critical:
+		return 3
+	}
+	return 0
 }
 
 // Scope is what a rule is evaluated over: once per host, or once per
@@ -66,6 +74,7 @@ type Rule struct {
 
 	program  *vm.Program
 	evidence *template.Template
+	all      []*Variant // the primary condition and Also, built at load
 }
 
 // Variant is another scope and condition of the same rule.
@@ -73,16 +82,38 @@ type Variant struct {
 	Scope    Scope  `yaml:"scope" json:"scope"`
 	When     string `yaml:"when" json:"when"`
 	Evidence string `yaml:"evidence" json:"evidence"`
+	// For overrides the rule's `for` for this variant: the same symptom
+	// can be an event in one kind of data (a dropped frame) and a level
+	// in another (a share of packets over an interval). Nil: the rule's.
+	For *Duration `yaml:"for" json:"for,omitempty"`
 
 	program  *vm.Program
 	evidence *template.Template
+	// key prefixes the engine's keys of this variant: "rule|scope".
+	key string
+	// wait is how long the condition must hold: For, or the rule's for.
+	wait time.Duration
 }
 
 // variants returns the rule's primary condition and its Also list.
 func (r *Rule) variants() []*Variant {
+	if r.all == nil { // a Rule built by hand, not by Load
+		r.all = r.buildVariants()
+	}
+	return r.all
+}
+
+func (r *Rule) buildVariants() []*Variant {
 	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, program: r.program, evidence: r.evidence}}
 	for i := range r.Also {
 		out = append(out, &r.Also[i])
+	}
+	for _, v := range out {
+		v.key = r.ID + "|" + string(v.Scope)
+		v.wait = time.Duration(r.For)
+		if v.For != nil {
+			v.wait = time.Duration(*v.For)
+		}
 	}
 	return out
 }
@@ -262,6 +293,7 @@ func (r *Rule) compile() error {
 			return fmt.Errorf("also[%d]: %v", i, err)
 		}
 	}
+	r.all = r.buildVariants()
 	return nil
 }
 

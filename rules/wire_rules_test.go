@@ -44,7 +44,15 @@ const wtd = "../testdata/"
 var wireRuleIDs = []string{
 	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "remote-access-error",
 	"nak-invalid-request", "nak-remote-operational-error", "icrc-errors", "ecn-not-capable",
-	"packet-reordering", "capture-blind", "qp-error-state",
+	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state",
+}
+
+// wLevelFor are the waits of the conditions that describe a level over an
+// interval rather than an event (see wire.yaml's header), by rule id and
+// scope; every other condition of these files fires at once.
+var wLevelFor = map[string]time.Duration{
+	"capture-blind|host":      time.Second,
+	"capture-incomplete|port": time.Second,
 }
 
 // wirePack loads the two files under test from the embedded pack, alone:
@@ -76,8 +84,10 @@ func TestWireRuleSet(t *testing.T) {
 	for _, r := range p.Rules {
 		if strings.HasPrefix(r.Source, "wire.yaml:") || strings.HasPrefix(r.Source, "qp.yaml:") {
 			got = append(got, r.ID)
-			if time.Duration(r.For) != 0 {
-				t.Errorf("%s: for %v; transport events are reported at once (see the file's header)", r.ID, time.Duration(r.For))
+			for _, v := range r.variants() {
+				if v.wait != wLevelFor[v.key] {
+					t.Errorf("%s, scope %s: for %v, want %v; transport events are reported at once (see the file's header)", r.ID, v.Scope, v.wait, wLevelFor[v.key])
+				}
 			}
 			if len(r.Docs) == 0 || r.Docs[0] != "docs/troubleshooting.md#"+r.ID {
 				t.Errorf("%s: docs %v must start with its troubleshooting section", r.ID, r.Docs)
