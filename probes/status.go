@@ -1,6 +1,7 @@
 package probes
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -44,12 +45,15 @@ func (e *PermissionError) Is(target error) bool {
 	return target == os.ErrPermission
 }
 
-// StatusOf classifies err for source.
+// StatusOf classifies err for source. A source that gave up waiting (its
+// own deadline or its context's) timed out; it did not fail.
 func StatusOf(source string, err error) Status {
 	var pe *PermissionError
 	switch {
 	case err == nil:
 		return Status{Source: source, State: StateOK}
+	case errors.Is(err, os.ErrDeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+		return Status{Source: source, State: StateTimeout, Detail: err.Error()}
 	case errors.Is(err, ErrNotSupported):
 		return Status{Source: source, State: StateNotSupported, Detail: err.Error()}
 	case errors.As(err, &pe), errors.Is(err, os.ErrPermission):

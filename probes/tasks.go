@@ -2,18 +2,22 @@ package probes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 )
 
-// Task is one source's share of a sample. Run must honour ctx where it can;
-// a read that the kernel will not interrupt (a hung sysfs file) is
-// abandoned at the timeout and not started again until it returns.
+// Task is one source's share of a sample. Run gathers the source's data
+// into values of its own and returns commit, which hands them over to the
+// sample; it must not touch anything shared before commit is called. Run
+// must honour ctx where it can; a read that the kernel will not interrupt
+// (a hung sysfs file) is abandoned at the timeout, its result is dropped
+// when it finally returns, and it is not started again until then.
 type Task struct {
 	Name    string
 	Timeout time.Duration
-	Run     func(ctx context.Context) error
+	Run     func(ctx context.Context) (commit func(), err error)
 }
 
 // Runner runs tasks concurrently, each bounded by its own timeout, so a
@@ -26,9 +30,14 @@ type Runner struct {
 // NewRunner returns a Runner.
 func NewRunner() *Runner { return &Runner{busy: map[string]bool{}} }
 
-// Run runs tasks and returns one status per task, in order.
+// Run runs tasks and returns one status per task, in order. Before it
+// returns, it calls the commit of every task that returned within its
+// timeout, in task order, on the caller's goroutine: a sample is
+// assembled from on-time results only, and never written to by a task
+// that is still running.
 func (r *Runner) Run(ctx context.Context, tasks []Task) []Status {
 	out := make([]Status, len(tasks))
+	commits := make([]func(), len(tasks))
 	var wg sync.WaitGroup
 	for i, t := range tasks {
 		r.mu.Lock()
@@ -44,28 +53,44 @@ func (r *Runner) Run(ctx context.Context, tasks []Task) []Status {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = r.runOne(ctx, t)
+			out[i], commits[i] = r.runOne(ctx, t)
 		}()
 	}
 	wg.Wait()
+	for _, commit := range commits {
+		if commit != nil {
+			commit()
+		}
+	}
 	return out
 }
 
-func (r *Runner) runOne(ctx context.Context, t Task) Status {
+type result struct {
+	commit func()
+	err    error
+}
+
+func (r *Runner) runOne(ctx context.Context, t Task) (Status, func()) {
 	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
-	done := make(chan error, 1)
+	done := make(chan result, 1) // a late task sends into it and is dropped
 	go func() {
-		err := t.Run(tctx)
+		commit, err := t.Run(tctx)
 		r.mu.Lock()
 		delete(r.busy, t.Name)
 		r.mu.Unlock()
-		done <- err
+		done <- result{commit, err}
 	}()
 	select {
-	case err := <-done:
-		return StatusOf(t.Name, err)
+	case res := <-done:
+		// A task that gave up because its time ran out is late too.
+		if tctx.Err() == nil || !errors.Is(res.err, tctx.Err()) {
+			return StatusOf(t.Name, res.err), res.commit
+		}
 	case <-tctx.Done():
-		return Status{Source: t.Name, State: StateTimeout, Detail: fmt.Sprintf("no answer within %v", t.Timeout)}
 	}
+	if ctx.Err() != nil {
+		return Status{Source: t.Name, State: StateTimeout, Detail: "the sample was cancelled before it answered"}, nil
+	}
+	return Status{Source: t.Name, State: StateTimeout, Detail: fmt.Sprintf("no answer within %v", t.Timeout)}, nil
 }

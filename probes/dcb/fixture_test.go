@@ -1,5 +1,11 @@
 package dcb
 
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
 // mlx5Like is a synthetic but realistic RoCE configuration of a ConnectX
 // port under the upstream mlx5 driver, as `dcb`/`mlnx_qos` would show it
 // after a typical lossless-RoCE setup: PFC on priority 3, DSCP trust with
@@ -55,5 +61,31 @@ func withPeers() Config {
 		PeerPFC:     peerPFC,
 		PeerAppInfo: &PeerAppInfo{Willing: 1},
 		PeerApps:    []App{{Selector: SelDSCP, SelectorName: "dscp", Priority: 4, Protocol: 34}},
+	}
+}
+
+// countingQuerier answers like Fake and cancels its context after the
+// first query; it has no QueryContext.
+type countingQuerier struct {
+	Fake
+	cancel  func()
+	queries int
+}
+
+func (q *countingQuerier) Query(ifname string, cmd Command) ([]byte, error) {
+	q.queries++
+	q.cancel()
+	return q.Fake.Query(ifname, cmd)
+}
+
+// A Querier that cannot abandon a query is not asked again once the
+// context has ended: one query, then the context's error.
+func TestReadContextStopsBetweenQueries(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	q := &countingQuerier{Fake: Fake{"eth0": {Ifname: "eth0", Replies: []Reply{{Cmd: CmdIEEEGet, Payload: []byte{0, byte(CmdIEEEGet), 0, 0}}}}}, cancel: cancel}
+	raw, err := ReadContext(ctx, q, "eth0")
+	if !errors.Is(err, context.Canceled) || q.queries != 1 || len(raw.Replies) != 1 {
+		t.Errorf("%d queries, raw %+v, err %v", q.queries, raw, err)
 	}
 }

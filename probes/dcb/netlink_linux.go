@@ -3,17 +3,31 @@
 package dcb
 
 import (
-	"errors"
+	"context"
 	"fmt"
+	"time"
 
 	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
+
+// nl.NativeEndian sets a package global on first use without a lock: the
+// sampler's sources call it from several goroutines at once, so set it
+// before any of them runs.
+func init() { nl.NativeEndian() }
 
 // Netlink is the Linux Querier: one rtnetlink request per call, on a
 // socket in the calling thread's network namespace. GET commands need no
 // privilege.
 type Netlink struct{}
+
+var _ ContextQuerier = Netlink{}
+
+// queryTimeout bounds one query when the caller's context does not: a
+// driver that never answers must not hold a goroutine for long.
+const queryTimeout = 5 * time.Second
 
 // dcbMsg is struct dcbmsg { u8 dcb_family; u8 cmd; u16 dcb_pad; }.
 type dcbMsg struct{ cmd Command }
@@ -31,17 +45,37 @@ func newRequest(cmd Command, ifname string) *nl.NetlinkRequest {
 }
 
 // Query implements Querier.
-func (Netlink) Query(ifname string, cmd Command) ([]byte, error) {
-	msgs, err := newRequest(cmd, ifname).Execute(unix.NETLINK_ROUTE, rtmGetDCB)
+func (n Netlink) Query(ifname string, cmd Command) ([]byte, error) {
+	return n.QueryContext(context.Background(), ifname, cmd)
+}
+
+// QueryContext implements ContextQuerier: the wait for the kernel's answer
+// ends when ctx does.
+func (Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) ([]byte, error) {
+	c, err := nlsock.Open(unix.NETLINK_ROUTE, queryTimeout)
 	if err != nil {
-		var errno unix.Errno
-		if errors.As(err, &errno) {
-			return nil, errno
-		}
 		return nil, err
 	}
-	if len(msgs) == 0 {
-		return nil, fmt.Errorf("no RTM_GETDCB reply to %v", cmd)
+	defer c.Close()
+	bufs, err := c.Execute(ctx, newRequest(cmd, ifname).Serialize())
+	if err != nil {
+		return nil, err
 	}
-	return msgs[0], nil
+	for _, b := range bufs {
+		msgs, err := nlsock.Split(b)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			switch {
+			case m.IsError():
+				if e := m.Errno(); e != 0 {
+					return nil, e
+				}
+			case m.Type == rtmGetDCB:
+				return m.Payload, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no RTM_GETDCB reply to %v", cmd)
 }

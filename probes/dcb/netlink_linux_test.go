@@ -4,6 +4,7 @@ package dcb
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"errors"
 	"github.com/rdmatop/rdmatop/internal/netnstest"
@@ -105,5 +106,20 @@ func TestKernelVeth(t *testing.T) {
 				t.Errorf("%s: %v", ifname, err)
 			}
 		}
+	}
+}
+
+// A query whose context has ended is abandoned, not sent: the error says
+// so (it is not a kernel errno recorded as the netdev's answer).
+func TestKernelQueryContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, raw, err := ProbeContext(ctx, Netlink{}, "lo")
+	if !errors.Is(err, context.Canceled) || len(raw.Replies) != 0 {
+		t.Fatalf("cancelled: %v, raw %+v", err, raw)
+	}
+	// The same call with a live context reaches the kernel.
+	if _, _, err := ProbeContext(context.Background(), Netlink{}, "lo"); !errors.Is(err, probes.ErrNotSupported) {
+		t.Errorf("live: %v", err)
 	}
 }

@@ -3,6 +3,7 @@
 package dcb
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -14,4 +15,9 @@ type Netlink struct{}
 // Query implements Querier.
 func (Netlink) Query(ifname string, cmd Command) ([]byte, error) {
 	return nil, fmt.Errorf("%s: DCB netlink: %w", ifname, probes.ErrNotSupported)
+}
+
+// QueryContext implements ContextQuerier.
+func (n Netlink) QueryContext(_ context.Context, ifname string, cmd Command) ([]byte, error) {
+	return n.Query(ifname, cmd)
 }

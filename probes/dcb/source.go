@@ -1,6 +1,7 @@
 package dcb
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
@@ -14,6 +15,25 @@ import (
 // as a syscall.Errno (wrapped or not).
 type Querier interface {
 	Query(ifname string, cmd Command) ([]byte, error)
+}
+
+// ContextQuerier is a Querier whose queries can be abandoned: QueryContext
+// returns, with an error wrapping ctx.Err(), as soon as ctx ends.
+type ContextQuerier interface {
+	Querier
+	QueryContext(ctx context.Context, ifname string, cmd Command) ([]byte, error)
+}
+
+// query asks q, through QueryContext where q has it; a Querier without it
+// is not asked once ctx has ended.
+func query(ctx context.Context, q Querier, ifname string, cmd Command) ([]byte, error) {
+	if cq, ok := q.(ContextQuerier); ok {
+		return cq.QueryContext(ctx, ifname, cmd)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return q.Query(ifname, cmd)
 }
 
 // Reply is the raw outcome of one command: the reply payload, or the errno
@@ -45,9 +65,15 @@ var commands = []Command{CmdIEEEGet, CmdGetDCBX, CmdGetState}
 // IEEE query fails the others are not sent (the kernel refuses them all
 // for the same reasons: no such netdev, no DCB ops).
 func Read(q Querier, ifname string) (Raw, error) {
+	return ReadContext(context.Background(), q, ifname)
+}
+
+// ReadContext is Read, abandoned when ctx ends: the error then wraps
+// ctx.Err().
+func ReadContext(ctx context.Context, q Querier, ifname string) (Raw, error) {
 	raw := Raw{Ifname: ifname}
 	for _, cmd := range commands {
-		payload, err := q.Query(ifname, cmd)
+		payload, err := query(ctx, q, ifname, cmd)
 		var errno syscall.Errno
 		switch {
 		case err == nil:
@@ -117,7 +143,12 @@ func Decode(raw Raw) (Config, error) {
 
 // Probe reads and decodes in one step, returning the raw replies too.
 func Probe(q Querier, ifname string) (Config, Raw, error) {
-	raw, err := Read(q, ifname)
+	return ProbeContext(context.Background(), q, ifname)
+}
+
+// ProbeContext is Probe, abandoned when ctx ends.
+func ProbeContext(ctx context.Context, q Querier, ifname string) (Config, Raw, error) {
+	raw, err := ReadContext(ctx, q, ifname)
 	if err != nil {
 		return Config{Ifname: ifname}, raw, err
 	}

@@ -1,6 +1,7 @@
 package rdmanl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 )
@@ -9,23 +10,26 @@ import (
 type CommFunc func(pid uint32) (string, bool)
 
 // Client runs nldev requests over a Conn and parses the answers. It holds
-// no state between calls.
+// no state between calls. The ...Context methods give up when their
+// context ends (at once with a ContextConn, between requests otherwise).
 type Client struct {
 	Conn Conn
 	// Comm, if set, fills QP.Comm for user QPs.
 	Comm CommFunc
 }
 
-func (c *Client) do(req []byte) ([][]byte, error) {
+func (c *Client) do(ctx context.Context, req []byte) ([][]byte, error) {
 	if c.Conn == nil {
 		return nil, errors.New("rdma netlink: no connection")
 	}
-	return c.Conn.Execute(req)
+	return execute(ctx, c.Conn, req)
 }
 
 // Devices lists every RDMA device visible in the caller's network namespace.
-func (c *Client) Devices() ([]Device, error) {
-	r, err := c.do(DevDumpRequest())
+func (c *Client) Devices() ([]Device, error) { return c.devices(context.Background()) }
+
+func (c *Client) devices(ctx context.Context) ([]Device, error) {
+	r, err := c.do(ctx, DevDumpRequest())
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +38,7 @@ func (c *Client) Devices() ([]Device, error) {
 
 // Ports lists the ports of one device (PORT_GET dump).
 func (c *Client) Ports(dev uint32) ([]Port, error) {
-	r, err := c.do(PortDumpRequest(dev))
+	r, err := c.do(context.Background(), PortDumpRequest(dev))
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +46,10 @@ func (c *Client) Ports(dev uint32) ([]Port, error) {
 }
 
 // Port reads one port (PORT_GET, as rdma link show does).
-func (c *Client) Port(dev, port uint32) (Port, error) {
-	r, err := c.do(PortGetRequest(dev, port))
+func (c *Client) Port(dev, port uint32) (Port, error) { return c.port(context.Background(), dev, port) }
+
+func (c *Client) port(ctx context.Context, dev, port uint32) (Port, error) {
+	r, err := c.do(ctx, PortGetRequest(dev, port))
 	if err != nil {
 		return Port{}, err
 	}
@@ -58,8 +64,10 @@ func (c *Client) Port(dev, port uint32) (Port, error) {
 }
 
 // QPs dumps the QPs of one device and fills Comm for user QPs.
-func (c *Client) QPs(dev uint32) ([]QP, error) {
-	r, err := c.do(QPDumpRequest(dev, 0))
+func (c *Client) QPs(dev uint32) ([]QP, error) { return c.qps(context.Background(), dev) }
+
+func (c *Client) qps(ctx context.Context, dev uint32) ([]QP, error) {
+	r, err := c.do(ctx, QPDumpRequest(dev, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +87,12 @@ func (c *Client) QPs(dev uint32) ([]QP, error) {
 
 // PortStats reads the default hardware counters of one port.
 func (c *Client) PortStats(dev, port uint32) (PortStats, error) {
-	r, err := c.do(StatGetRequest(dev, port))
+	return c.PortStatsContext(context.Background(), dev, port)
+}
+
+// PortStatsContext is PortStats, abandoned when ctx ends.
+func (c *Client) PortStatsContext(ctx context.Context, dev, port uint32) (PortStats, error) {
+	r, err := c.do(ctx, StatGetRequest(dev, port))
 	if err != nil {
 		return PortStats{}, err
 	}
@@ -95,7 +108,7 @@ func (c *Client) PortStats(dev, port uint32) (PortStats, error) {
 
 // Sys reads the subsystem settings (monitor support among them).
 func (c *Client) Sys() (SysInfo, error) {
-	r, err := c.do(SysGetRequest())
+	r, err := c.do(context.Background(), SysGetRequest())
 	if err != nil {
 		return SysInfo{}, err
 	}
@@ -114,24 +127,32 @@ type Sample struct {
 // that fails (for instance one removed between the listing and its dump)
 // is left out and its error joined to err; the others are kept. An error
 // listing the devices returns an empty sample.
-func (c *Client) Sample() (Sample, error) {
+func (c *Client) Sample() (Sample, error) { return c.SampleContext(context.Background()) }
+
+// SampleContext is Sample, abandoned when ctx ends: what was read before
+// is returned with an error wrapping ctx.Err().
+func (c *Client) SampleContext(ctx context.Context) (Sample, error) {
 	var s Sample
-	devs, err := c.Devices()
+	devs, err := c.devices(ctx)
 	if err != nil {
 		return s, err
 	}
 	s.Devices = devs
 	var errs []error
 	for _, d := range devs {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("rdma netlink: %w", err))
+			break
+		}
 		for p := uint32(1); p <= d.NumPorts; p++ {
-			port, err := c.Port(d.Index, p)
+			port, err := c.port(ctx, d.Index, p)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("%s/%d: %w", d.Name, p, err))
 				continue
 			}
 			s.Ports = append(s.Ports, port)
 		}
-		qps, err := c.QPs(d.Index)
+		qps, err := c.qps(ctx, d.Index)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s qps: %w", d.Name, err))
 		}

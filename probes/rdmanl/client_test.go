@@ -1,6 +1,7 @@
 package rdmanl
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,5 +172,38 @@ func TestCommFromProc(t *testing.T) {
 	}
 	if _, ok := f(8); ok {
 		t.Error("missing pid found")
+	}
+}
+
+// cancelAfter is a Conn without ExecuteContext that cancels its sample's
+// context once it has answered n requests.
+type cancelAfter struct {
+	Conn
+	n      int
+	cancel func()
+	calls  int
+}
+
+func (c *cancelAfter) Execute(req []byte) ([][]byte, error) {
+	c.calls++
+	if c.calls == c.n {
+		c.cancel()
+	}
+	return c.Conn.Execute(req)
+}
+
+// A sample whose context ends stops sending: over a Conn that cannot
+// abandon a request, no request starts after the cancellation, and what
+// was read before is kept.
+func TestClientSampleContextStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	conn := &cancelAfter{Conn: fixtureReplay(t, "link", "res_show_qp"), n: 2, cancel: cancel}
+	s, err := (&Client{Conn: conn}).SampleContext(ctx)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if conn.calls != 2 || len(s.Devices) != 2 || len(s.Ports) != 1 {
+		t.Errorf("%d requests after cancelling at the 2nd; sample %d devices %d ports", conn.calls, len(s.Devices), len(s.Ports))
 	}
 }

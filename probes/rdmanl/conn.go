@@ -2,8 +2,10 @@ package rdmanl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -16,6 +18,26 @@ import (
 // netlink in this kernel, socket errors, timeouts).
 type Conn interface {
 	Execute(req []byte) (replies [][]byte, err error)
+}
+
+// ContextConn is a Conn whose requests can be abandoned: ExecuteContext
+// returns, with an error wrapping ctx.Err(), as soon as ctx ends. The
+// Linux socket, Recorder and Replay implement it.
+type ContextConn interface {
+	Conn
+	ExecuteContext(ctx context.Context, req []byte) (replies [][]byte, err error)
+}
+
+// execute runs req on c, through ExecuteContext where c has it. A Conn
+// without it is not started once ctx has ended.
+func execute(ctx context.Context, c Conn, req []byte) ([][]byte, error) {
+	if cc, ok := c.(ContextConn); ok {
+		return cc.ExecuteContext(ctx, req)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rdma netlink: %w", err)
+	}
+	return c.Execute(req)
 }
 
 // Exchange is one request and what came back: the unit a recorder stores
@@ -36,9 +58,17 @@ type Recorder struct {
 	ex   []Exchange
 }
 
+var _ ContextConn = (*Recorder)(nil)
+
 // Execute forwards to the wrapped Conn and records the exchange.
 func (r *Recorder) Execute(req []byte) ([][]byte, error) {
-	replies, err := r.Conn.Execute(req)
+	return r.ExecuteContext(context.Background(), req)
+}
+
+// ExecuteContext forwards to the wrapped Conn, with ctx where it takes
+// one, and records the exchange.
+func (r *Recorder) ExecuteContext(ctx context.Context, req []byte) ([][]byte, error) {
+	replies, err := execute(ctx, r.Conn, req)
 	ex := Exchange{Request: SetSeq(req, 0)}
 	for _, b := range replies {
 		ex.Replies = append(ex.Replies, append([]byte(nil), b...))
@@ -79,6 +109,16 @@ func NewReplay(ex []Exchange) *Replay {
 // ErrNotRecorded: Replay has no exchange for the request.
 var ErrNotRecorded = errors.New("rdma netlink: request not in the recording")
 
+var _ ContextConn = (*Replay)(nil)
+
+// ExecuteContext is Execute, not started once ctx has ended.
+func (r *Replay) ExecuteContext(ctx context.Context, req []byte) ([][]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rdma netlink replay: %w", err)
+	}
+	return r.Execute(req)
+}
+
 // Execute returns the recorded replies, or the recorded failure.
 func (r *Replay) Execute(req []byte) ([][]byte, error) {
 	want := SetSeq(req, 0)
@@ -115,6 +155,8 @@ func statusError(s probes.Status) error {
 		return fmt.Errorf("%w (recorded: %s)", probes.ErrNotSupported, s.Detail)
 	case probes.StatePermissionDenied:
 		return &probes.PermissionError{What: "CAP_NET_ADMIN", Err: errors.New("recorded: " + s.Detail)}
+	case probes.StateTimeout:
+		return fmt.Errorf("recorded: %s: %w", s.Detail, os.ErrDeadlineExceeded)
 	}
 	return errors.New("recorded: " + s.Detail)
 }

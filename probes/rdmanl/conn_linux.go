@@ -3,67 +3,45 @@
 package rdmanl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
-// DefaultTimeout bounds the wait for each reply buffer.
-const DefaultTimeout = 5 * time.Second
+// DefaultTimeout bounds each request when Dial is given 0.
+const DefaultTimeout = nlsock.DefaultTimeout
 
 // LinuxConn is a NETLINK_RDMA socket. It is safe for concurrent use;
-// requests are serialised.
+// requests are serialised. Its waits honour the context given to
+// ExecuteContext: a cancelled sample leaves no goroutine in recvfrom.
 type LinuxConn struct {
-	mu  sync.Mutex
-	fd  int
-	seq uint32
+	c *nlsock.Conn
 }
+
+var _ ContextConn = (*LinuxConn)(nil)
 
 // Dial opens a NETLINK_RDMA socket, as rdma does (NETLINK_CAP_ACK and
-// NETLINK_EXT_ACK on, bound to an automatic port id). Each receive waits
-// at most timeout (DefaultTimeout if 0). A kernel without RDMA netlink
-// gives an error matching probes.ErrNotSupported.
-func Dial(timeout time.Duration) (*LinuxConn, error) {
-	fd, err := openSocket(NetlinkRDMA, timeout, 0)
-	if err != nil {
-		return nil, err
-	}
-	return &LinuxConn{fd: fd}, nil
-}
+// NETLINK_EXT_ACK on, bound to an automatic port id). Each request waits
+// at most timeout for its answer (DefaultTimeout if 0). A kernel without
+// RDMA netlink gives an error matching probes.ErrNotSupported.
+func Dial(timeout time.Duration) (*LinuxConn, error) { return dial(NetlinkRDMA, timeout) }
 
-// openSocket opens and binds a netlink socket of protocol proto (a
-// parameter so that tests can drive Execute over NETLINK_ROUTE). A
-// negative timeout leaves SO_RCVTIMEO unset.
-func openSocket(proto int, timeout time.Duration, groups uint32) (int, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_RAW|unix.SOCK_CLOEXEC, proto)
+// dial takes the protocol as a parameter so that tests can drive the
+// connection over NETLINK_ROUTE.
+func dial(proto int, timeout time.Duration) (*LinuxConn, error) {
+	c, err := nlsock.Open(proto, timeout)
 	if err != nil {
-		return -1, socketError(err)
+		return nil, socketError(err)
 	}
-	// Old kernels lack these options; rdma ignores their failure too.
-	_ = unix.SetsockoptInt(fd, unix.SOL_NETLINK, unix.NETLINK_CAP_ACK, 1)
-	_ = unix.SetsockoptInt(fd, unix.SOL_NETLINK, unix.NETLINK_EXT_ACK, 1)
-	if timeout >= 0 {
-		if timeout == 0 {
-			timeout = DefaultTimeout
-		}
-		tv := unix.NsecToTimeval(timeout.Nanoseconds())
-		if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-			unix.Close(fd)
-			return -1, fmt.Errorf("rdma netlink: SO_RCVTIMEO: %w", err)
-		}
-	}
-	if err := unix.Bind(fd, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Groups: groups}); err != nil {
-		unix.Close(fd)
-		return -1, socketError(err)
-	}
-	return fd, nil
+	return &LinuxConn{c: c}, nil
 }
 
 // socketError classifies a failing socket() or bind(): with ib_core not
@@ -78,88 +56,26 @@ func socketError(err error) error {
 	return fmt.Errorf("rdma netlink socket: %w", err)
 }
 
-// Close closes the socket.
-func (c *LinuxConn) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.fd < 0 {
-		return nil
-	}
-	err := unix.Close(c.fd)
-	c.fd = -1
-	return err
+// Close closes the socket and wakes a request waiting for its answer.
+func (c *LinuxConn) Close() error { return c.c.Close() }
+
+// Execute is ExecuteContext without a context: the request is bounded by
+// the Dial timeout only.
+func (c *LinuxConn) Execute(req []byte) ([][]byte, error) {
+	return c.ExecuteContext(context.Background(), req)
 }
 
-// Execute sends req with the next sequence number and collects the
+// ExecuteContext sends req with the next sequence number and collects the
 // receive buffers that answer it, up to NLMSG_DONE or the ACK. Buffers
 // holding only messages of other sequence numbers (late answers to an
-// earlier request that timed out) are dropped.
-func (c *LinuxConn) Execute(req []byte) ([][]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.fd < 0 {
-		return nil, errors.New("rdma netlink: connection closed")
+// earlier request that was abandoned) are dropped. It gives up when ctx
+// ends, with an error wrapping ctx.Err().
+func (c *LinuxConn) ExecuteContext(ctx context.Context, req []byte) ([][]byte, error) {
+	out, err := c.c.Execute(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("rdma %w", err)
 	}
-	c.seq++
-	seq := c.seq
-	if err := unix.Sendto(c.fd, SetSeq(req, seq), 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return nil, fmt.Errorf("rdma netlink send: %w", err)
-	}
-	var out [][]byte
-	for {
-		buf, err := recvDatagram(c.fd)
-		if err != nil {
-			if errors.Is(err, unix.EAGAIN) {
-				return nil, fmt.Errorf("rdma netlink: no complete reply before the receive timeout: %w", os.ErrDeadlineExceeded)
-			}
-			return nil, fmt.Errorf("rdma netlink receive: %w", err)
-		}
-		msgs, err := SplitMessages(buf)
-		if err != nil {
-			return nil, err
-		}
-		mine, done := false, false
-		for _, m := range msgs {
-			if m.Seq != seq {
-				continue
-			}
-			mine = true
-			if m.Type == nlmsgDone || m.Type == nlmsgError {
-				done = true
-			}
-		}
-		if mine {
-			out = append(out, buf)
-		}
-		if done {
-			return out, nil
-		}
-	}
-}
-
-// recvDatagram reads one whole datagram, sized with MSG_PEEK|MSG_TRUNC.
-func recvDatagram(fd int) ([]byte, error) {
-	var peek [16]byte
-	for {
-		n, _, err := unix.Recvfrom(fd, peek[:], unix.MSG_PEEK|unix.MSG_TRUNC)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		buf := make([]byte, n)
-		for {
-			m, _, err := unix.Recvfrom(fd, buf, 0)
-			if err == unix.EINTR {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			return buf[:m], nil
-		}
-	}
+	return out, nil
 }
 
 // Monitor is a socket joined to the RDMA_NL_GROUP_NOTIFY group. Check
@@ -174,15 +90,11 @@ type Monitor struct {
 func DialMonitor() (*Monitor, error) { return dialGroups(NetlinkRDMA, 1<<(GroupNotify-1)) }
 
 func dialGroups(proto int, groups uint32) (*Monitor, error) {
-	fd, err := openSocket(proto, -1, groups)
-	if err != nil {
-		return nil, err
-	}
 	// Non-blocking, so that the runtime poller waits and Close wakes a
 	// pending Receive.
-	if err := unix.SetNonblock(fd, true); err != nil {
-		unix.Close(fd)
-		return nil, fmt.Errorf("rdma netlink monitor: %w", err)
+	fd, err := nlsock.Socket(proto, groups)
+	if err != nil {
+		return nil, socketError(err)
 	}
 	return &Monitor{f: os.NewFile(uintptr(fd), "rdma-netlink-monitor")}, nil
 }
@@ -197,7 +109,7 @@ func (m *Monitor) Receive() ([]byte, error) {
 	var buf []byte
 	var rerr error
 	err = rc.Read(func(fd uintptr) bool {
-		buf, rerr = recvDatagram(int(fd))
+		buf, rerr = nlsock.ReadDatagram(int(fd))
 		return rerr != unix.EAGAIN
 	})
 	if err != nil {

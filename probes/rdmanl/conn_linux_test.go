@@ -3,14 +3,17 @@
 package rdmanl
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
 // ibCoreLoaded reports whether the kernel has RDMA netlink (ib_core).
@@ -56,11 +59,10 @@ func TestDialThisHost(t *testing.T) {
 // netlink here, it is driven over NETLINK_ROUTE, which frames dumps,
 // acknowledgements and errors the same way.
 func TestExecuteOverRouteNetlink(t *testing.T) {
-	fd, err := openSocket(unix.NETLINK_ROUTE, 0, 0)
+	c, err := dial(unix.NETLINK_ROUTE, 0)
 	if err != nil {
 		t.Skipf("no NETLINK_ROUTE socket: %v", err)
 	}
-	c := &LinuxConn{fd: fd}
 	defer c.Close()
 
 	ifinfo := make([]byte, 16) // struct ifinfomsg, AF_UNSPEC
@@ -72,6 +74,7 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 		le.PutUint16(b[6:], flags)
 		return append(b, ifinfo...)
 	}
+	var lastSeq uint32
 	check := func(name string, replies [][]byte, wantEnd uint16) []Message {
 		t.Helper()
 		var all []Message
@@ -86,10 +89,11 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 			t.Fatalf("%s: %d messages, last not type %d", name, len(all), wantEnd)
 		}
 		for _, m := range all {
-			if m.Seq != c.seq {
-				t.Errorf("%s: message with seq %d, request had %d", name, m.Seq, c.seq)
+			if m.Seq != all[0].Seq || m.Seq == lastSeq {
+				t.Errorf("%s: message with seq %d, first %d, previous request %d", name, m.Seq, all[0].Seq, lastSeq)
 			}
 		}
+		lastSeq = all[0].Seq
 		return all
 	}
 	// A dump ends with NLMSG_DONE.
@@ -123,6 +127,45 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 	c.Close()
 	if _, err := c.Execute(req(getFlags, 1)); err == nil {
 		t.Error("Execute after Close")
+	}
+}
+
+// A request whose answer never comes (over NETLINK_ROUTE, a message that
+// is not a request and asks for no ACK) returns as soon as its context is
+// cancelled, not at the socket's timeout (an hour: were cancellation
+// ignored, the test would hang); a Client sample stops there, and
+// through a Recorder the abandoned exchange is recorded as such.
+func TestExecuteContextCancel(t *testing.T) {
+	c, err := dial(unix.NETLINK_ROUTE, time.Hour)
+	if err != nil {
+		t.Skipf("no NETLINK_ROUTE socket: %v", err)
+	}
+	defer c.Close()
+	unanswered := make([]byte, nlmsgHdrLen+16)
+	le.PutUint32(unanswered, uint32(len(unanswered)))
+	le.PutUint16(unanswered[4:], unix.RTM_GETLINK)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	rec := &Recorder{Conn: c}
+	done := make(chan error, 1)
+	go func() {
+		_, err := rec.ExecuteContext(ctx, unanswered)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled request: %v", err)
+	}
+	if ex := rec.Take(); len(ex) != 1 || ex[0].Status == nil || ex[0].Status.State != probes.StateFailed {
+		t.Errorf("recorded %+v", ex)
+	}
+	// The socket still answers the next request.
+	dump := make([]byte, nlmsgHdrLen+16)
+	le.PutUint32(dump, uint32(len(dump)))
+	le.PutUint16(dump[4:], unix.RTM_GETLINK)
+	le.PutUint16(dump[6:], dumpFlags)
+	if r, err := c.ExecuteContext(context.Background(), dump); err != nil || len(r) == 0 {
+		t.Errorf("after a cancelled request: %d buffers, %v", len(r), err)
 	}
 }
 
@@ -163,7 +206,7 @@ func TestMonitorReceive(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := sa.(*unix.SockaddrNetlink).Pid
-	sender, err := openSocket(unix.NETLINK_ROUTE, 0, 0)
+	sender, err := nlsock.Socket(unix.NETLINK_ROUTE, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

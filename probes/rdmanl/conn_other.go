@@ -3,6 +3,7 @@
 package rdmanl
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -22,6 +23,11 @@ func Dial(time.Duration) (*LinuxConn, error) {
 
 // Execute is never reached: Dial fails.
 func (*LinuxConn) Execute([]byte) ([][]byte, error) { return nil, probes.ErrNotSupported }
+
+// ExecuteContext is never reached: Dial fails.
+func (*LinuxConn) ExecuteContext(context.Context, []byte) ([][]byte, error) {
+	return nil, probes.ErrNotSupported
+}
 
 // Close does nothing.
 func (*LinuxConn) Close() error { return nil }

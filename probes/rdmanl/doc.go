@@ -14,7 +14,9 @@
 //     recorded tick replays through the same code as a live host;
 //   - Conn is the narrow OS boundary: one request in, the raw reply
 //     buffers out. Dial (conn_linux.go) opens the NETLINK_RDMA socket;
-//     Replay and Recorder (conn.go) replay and capture exchanges.
+//     Replay and Recorder (conn.go) replay and capture exchanges. All
+//     three are ContextConns: a request is abandoned when its context
+//     ends, and the Client's ...Context methods pass one down.
 //
 // Errors carried by the kernel (NLMSG_ERROR, or the errno in a dump's
 // NLMSG_DONE) are returned as *Error; EOPNOTSUPP matches

@@ -3,6 +3,7 @@
 package rtnl
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
@@ -92,4 +93,27 @@ func TestKernelHost(t *testing.T) {
 		t.Error("Link after Close succeeded")
 	}
 	k.Close()
+}
+
+// LinkContext abandons a read whose context has ended (the socket's wait
+// honours it; see probes/internal/nlsock for a wait cut short), and the
+// Kernel answers the next read.
+func TestKernelLinkContext(t *testing.T) {
+	k, err := Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := LinkContext(ctx, k, "lo"); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+	if l, err := LinkContext(context.Background(), k, "lo"); err != nil || l.Name != "lo" {
+		t.Errorf("live: %+v %v", l, err)
+	}
+	// A Fake has no LinkContext: it is not asked once ctx has ended.
+	if _, err := LinkContext(ctx, &Fake{All: []Link{{Name: "lo"}}}, "lo"); !errors.Is(err, context.Canceled) {
+		t.Errorf("fake, cancelled: %v", err)
+	}
 }

@@ -3,56 +3,58 @@
 package rtnl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"syscall"
+	"time"
 
 	"github.com/safchain/ethtool"
 	"github.com/vishvananda/netlink/nl"
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
-// socketTimeout bounds one netlink exchange, so that a wedged kernel
-// cannot hold a sampler goroutine forever.
-const socketTimeout = 5 // seconds
+// nl.NativeEndian sets a package global on first use without a lock: the
+// sampler's sources call it from several goroutines at once, so set it
+// before any of them runs.
+func init() { nl.NativeEndian() }
 
-// Kernel reads links over one NETLINK_ROUTE socket (RTM_GETLINK, with the
-// request plumbing of github.com/vishvananda/netlink/nl) and their speed
-// over one ethtool socket (ETHTOOL_GSET, github.com/safchain/ethtool);
-// neither needs privileges. Both sockets belong to the network namespace
-// of the thread that called Open. The read methods are safe for concurrent
-// use; Close must not race with them.
+// socketTimeout bounds one netlink exchange when the caller's context
+// does not, so that a wedged kernel cannot hold a goroutine for long.
+const socketTimeout = 5 * time.Second
+
+// Kernel reads links over one NETLINK_ROUTE socket (RTM_GETLINK, requests
+// built with github.com/vishvananda/netlink/nl) and their speed over one
+// ethtool socket (ETHTOOL_GSET, github.com/safchain/ethtool); neither
+// needs privileges. Both sockets belong to the network namespace of the
+// thread that called Open. The read methods are safe for concurrent use;
+// Close must not race with them. LinkContext's wait for the kernel ends
+// when its context does.
 type Kernel struct {
-	sock *nl.SocketHandle
+	sock *nlsock.Conn
 	eth  *ethtool.Ethtool
 }
 
-var _ OS = (*Kernel)(nil)
+var (
+	_ OS        = (*Kernel)(nil)
+	_ ContextOS = (*Kernel)(nil)
+)
 
 // Open opens the netlink and ethtool sockets.
 func Open() (*Kernel, error) {
-	s, err := nl.GetNetlinkSocketAt(netns.None(), netns.None(), unix.NETLINK_ROUTE)
+	s, err := nlsock.Open(unix.NETLINK_ROUTE, socketTimeout)
 	if err != nil {
 		return nil, fmt.Errorf("rtnl: open netlink socket: %w", mapErrno(err))
-	}
-	tv := unix.Timeval{Sec: socketTimeout}
-	if err := s.SetSendTimeout(&tv); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("rtnl: netlink socket: %w", err)
-	}
-	if err := s.SetReceiveTimeout(&tv); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("rtnl: netlink socket: %w", err)
 	}
 	eth, err := ethtool.NewEthtool()
 	if err != nil {
 		s.Close()
 		return nil, fmt.Errorf("rtnl: open ethtool socket: %w", mapErrno(err))
 	}
-	return &Kernel{sock: &nl.SocketHandle{Socket: s}, eth: eth}, nil
+	return &Kernel{sock: s, eth: eth}, nil
 }
 
 // Close releases both sockets. It is safe to call more than once.
@@ -70,7 +72,10 @@ func (k *Kernel) Close() error {
 
 // Link is RTM_GETLINK by name (IFLA_IFNAME, or IFLA_ALT_IFNAME for names
 // of 16 bytes and more), plus the speed when the link is up.
-func (k *Kernel) Link(name string) (Link, error) {
+func (k *Kernel) Link(name string) (Link, error) { return k.LinkContext(context.Background(), name) }
+
+// LinkContext is Link, abandoned when ctx ends.
+func (k *Kernel) LinkContext(ctx context.Context, name string) (Link, error) {
 	if err := checkName(name); err != nil {
 		return Link{}, err
 	}
@@ -80,7 +85,7 @@ func (k *Kernel) Link(name string) (Link, error) {
 	}
 	req := k.request(0, 0)
 	req.AddData(nl.NewRtAttr(attr, nl.ZeroTerminated(name)))
-	return k.one(req, fmt.Sprintf("rtnl link %s", name))
+	return k.one(ctx, req, fmt.Sprintf("rtnl link %s", name))
 }
 
 // LinkByIndex is RTM_GETLINK by ifindex, plus the speed when the link is up.
@@ -88,7 +93,7 @@ func (k *Kernel) LinkByIndex(index int) (Link, error) {
 	if err := checkIndex(index); err != nil {
 		return Link{}, err
 	}
-	return k.one(k.request(index, 0), fmt.Sprintf("rtnl link with ifindex %d", index))
+	return k.one(context.Background(), k.request(index, 0), fmt.Sprintf("rtnl link with ifindex %d", index))
 }
 
 // Links is an RTM_GETLINK dump, retried when a concurrent change
@@ -100,8 +105,8 @@ func (k *Kernel) Links() ([]Link, error) {
 	var err error
 	for range 3 {
 		var msgs [][]byte
-		msgs, err = k.request(0, unix.NLM_F_DUMP).Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
-		if errors.Is(err, nl.ErrDumpInterrupted) {
+		msgs, err = k.execute(context.Background(), k.request(0, unix.NLM_F_DUMP), unix.RTM_NEWLINK)
+		if errors.Is(err, errDumpInterrupted) {
 			continue
 		}
 		if err != nil {
@@ -123,25 +128,61 @@ func (k *Kernel) Links() ([]Link, error) {
 	return nil, fmt.Errorf("rtnl link dump: interrupted three times by concurrent changes: %w", err)
 }
 
-var errClosed = errors.New("rtnl: use of closed Kernel")
+var (
+	errClosed          = errors.New("rtnl: use of closed Kernel")
+	errDumpInterrupted = errors.New("rtnl: dump interrupted by a concurrent change")
+)
 
 func (k *Kernel) request(index int, flags int) *nl.NetlinkRequest {
 	req := nl.NewNetlinkRequest(unix.RTM_GETLINK, flags)
-	if k.sock != nil {
-		req.Sockets = map[int]*nl.SocketHandle{unix.NETLINK_ROUTE: k.sock}
-	}
 	msg := nl.NewIfInfomsg(unix.AF_UNSPEC)
 	msg.Index = int32(index)
 	req.AddData(msg)
 	return req
 }
 
+// execute sends req and returns the payloads of the answers of type
+// resType. The kernel's error comes back as its syscall.Errno; a dump
+// that a concurrent change interrupted returns errDumpInterrupted.
+func (k *Kernel) execute(ctx context.Context, req *nl.NetlinkRequest, resType uint16) ([][]byte, error) {
+	if k.sock == nil {
+		return nil, errClosed
+	}
+	bufs, err := k.sock.Execute(ctx, req.Serialize())
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	intr := false
+	for _, b := range bufs {
+		msgs, err := nlsock.Split(b)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range msgs {
+			intr = intr || m.Flags&unix.NLM_F_DUMP_INTR != 0
+			switch {
+			case m.IsError(), m.IsDone():
+				if e := m.Errno(); e != 0 {
+					return nil, e
+				}
+			case m.Type == resType:
+				out = append(out, m.Payload)
+			}
+		}
+	}
+	if intr {
+		return nil, errDumpInterrupted
+	}
+	return out, nil
+}
+
 // one executes a request for a single link.
-func (k *Kernel) one(req *nl.NetlinkRequest, what string) (Link, error) {
+func (k *Kernel) one(ctx context.Context, req *nl.NetlinkRequest, what string) (Link, error) {
 	if k.sock == nil {
 		return Link{}, errClosed
 	}
-	msgs, err := req.Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
+	msgs, err := k.execute(ctx, req, unix.RTM_NEWLINK)
 	if err != nil {
 		return Link{}, fmt.Errorf("%s: %w", what, mapErrno(err))
 	}

@@ -3,6 +3,7 @@
 package rtnl
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"github.com/rdmatop/rdmatop/internal/netnstest"
@@ -449,7 +450,7 @@ func TestDecodeLinkAgreesWithNetlinkLibrary(t *testing.T) {
 	k := openIn(t, ns)
 	ns.Sender(t, "vethA").Send(t, 10, 100)
 
-	msgs, err := k.request(0, unix.NLM_F_DUMP).Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
+	msgs, err := k.execute(context.Background(), k.request(0, unix.NLM_F_DUMP), unix.RTM_NEWLINK)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package rtnl
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -23,6 +24,9 @@ func (k *Kernel) Close() error { return nil }
 
 // Link fails with probes.ErrNotSupported.
 func (k *Kernel) Link(string) (Link, error) { return Link{}, errNoRtnl }
+
+// LinkContext fails with probes.ErrNotSupported.
+func (k *Kernel) LinkContext(context.Context, string) (Link, error) { return Link{}, errNoRtnl }
 
 // LinkByIndex fails with probes.ErrNotSupported.
 func (k *Kernel) LinkByIndex(int) (Link, error) { return Link{}, errNoRtnl }

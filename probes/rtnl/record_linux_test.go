@@ -3,6 +3,7 @@
 package rtnl
 
 import (
+	"context"
 	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"os"
 	"path/filepath"
@@ -32,7 +33,7 @@ func TestRecordFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs, err := k.request(l.Index, 0).Execute(unix.NETLINK_ROUTE, unix.RTM_NEWLINK)
+		msgs, err := k.execute(context.Background(), k.request(l.Index, 0), unix.RTM_NEWLINK)
 		if err != nil || len(msgs) != 1 {
 			t.Fatalf("%s: %d messages, %v", dev, len(msgs), err)
 		}

@@ -1,6 +1,7 @@
 package rtnl
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 )
@@ -16,6 +17,25 @@ type OS interface {
 	LinkByIndex(index int) (Link, error)
 	// Links is every link of the namespace, in ifindex order.
 	Links() ([]Link, error)
+}
+
+// ContextOS is an OS whose link reads can be abandoned: LinkContext
+// returns, with an error wrapping ctx.Err(), as soon as ctx ends.
+type ContextOS interface {
+	OS
+	LinkContext(ctx context.Context, name string) (Link, error)
+}
+
+// LinkContext reads the link called name through src, with ctx where src
+// takes one; an OS without LinkContext is not asked once ctx has ended.
+func LinkContext(ctx context.Context, src OS, name string) (Link, error) {
+	if c, ok := src.(ContextOS); ok {
+		return c.LinkContext(ctx, name)
+	}
+	if err := ctx.Err(); err != nil {
+		return Link{}, fmt.Errorf("rtnl link %s: %w", name, err)
+	}
+	return src.Link(name)
 }
 
 // ErrNoDevice is wrapped by errors about a link that does not exist. It

@@ -81,15 +81,7 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 					port.MTU, port.RoCEMTU = &m, &rm
 				}
 			}
-			if s.prev != nil {
-				if pp := findPort(s.prev, d.Name, p.Num); pp != nil {
-					probes.Rates(pp.Counters, port.Counters, dt)
-				} else {
-					probes.Rates(nil, port.Counters, dt)
-				}
-			} else {
-				probes.Rates(nil, port.Counters, 0)
-			}
+			s.rates(portKey(d.Name, p.Num), port.Counters, now)
 			port.PFC = pfcView(c, nd, port.Counters, dt)
 			port.Congestion = congestionView(port.Counters)
 			port.Traffic = trafficView(port.Counters)
@@ -101,12 +93,72 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 		}
 	}
 	s.configViews(c, snap)
-	s.qpView(c, snap)
-	s.events(c, snap)
+	sel, known := s.selectionOf(c)
+	if sel != nil && known && c.devsOK {
+		s.selected = sel
+	}
+	qps, qpsKnown := selectQPs(c, sel, known)
+	s.qpView(c, qps, snap)
+	s.events(c, qps, qpsKnown, sel, snap)
 	return snap
 }
 
+// selectQPs keeps the QPs of the selected devices. ok is false when the
+// QPs are not known this sample: no dump, or a selection this sample
+// cannot resolve.
+func selectQPs(c *collected, sel *selection, known bool) (qps []rdmanl.QP, ok bool) {
+	if c.rdma == nil || !known {
+		return nil, false
+	}
+	if sel == nil {
+		return c.rdma.qps, true
+	}
+	for _, q := range c.rdma.qps {
+		if sel.devs[q.Dev] {
+			qps = append(qps, q)
+		}
+	}
+	return qps, true
+}
+
 func portKey(dev string, port int) string { return fmt.Sprintf("%s/%d", dev, port) }
+
+// seen is a counter as last read, and when.
+type seen struct {
+	c  probes.Counter
+	at time.Time
+}
+
+// rates fills the port's counters' deltas and rates against their last
+// reading, however long ago: a counter missing from a sample (its source
+// timed out) gets its rate over the longer interval next time, not a
+// first_sample.
+func (s *Sampler) rates(port string, cs []probes.Counter, now time.Time) {
+	if s.lastSeen == nil {
+		s.lastSeen = map[string]map[string]seen{}
+	}
+	last := s.lastSeen[port]
+	if last == nil {
+		last = map[string]seen{}
+		s.lastSeen[port] = last
+	}
+	for i := range cs {
+		c := &cs[i]
+		k := c.Source + "\x00" + c.Native
+		if p, ok := last[k]; ok {
+			c.RateFrom(&p.c, now.Sub(p.at).Seconds())
+		} else {
+			c.RateFrom(nil, 0)
+		}
+		keep := *c // not shared with the snapshot, which consumers own
+		keep.Delta, keep.Rate = nil, nil
+		if keep.NativeValue != nil {
+			v := *keep.NativeValue
+			keep.NativeValue = &v
+		}
+		last[k] = seen{c: keep, at: now}
+	}
+}
 
 func findPort(s *probes.Snapshot, dev string, port int) *probes.Port {
 	for i := range s.Ports {
@@ -152,6 +204,7 @@ func ethtoolCounters(raw ethtool.Raw) []probes.Counter {
 		c := probes.Counter{Name: n, Native: n, Source: "ethtool", Value: raw.Stats[n], Unit: unit}
 		if m, ok := alias.MapFrom(raw.Driver, alias.SourceEthtool, n); ok {
 			c.Name = m.Canonical
+			c.SetScale(m.Scale, alias.Lookup(m.Canonical).Unit)
 		} else if alias.Lookup(n).Name != "" {
 			// mlx5's netdev rx_packets is not the RDMA port's rx_packets:
 			// an unmapped ethtool name must not pose as a canonical one.
@@ -256,21 +309,13 @@ func congestionView(cs []probes.Counter) probes.Congestion {
 	}
 }
 
-// trafficView prefers the RDMA port's own byte counters (PMA words × 4),
-// then the netdev's.
+// trafficView prefers the RDMA port's own byte counters (canonical, so
+// in bytes), then the netdev's.
 func trafficView(cs []probes.Counter) probes.Traffic {
 	var t probes.Traffic
 	if rx := rateOf(cs, "rx_bytes"); rx != nil {
-		if c := counterByName(cs, "rx_bytes"); c != nil && c.Unit == "4-byte words" {
-			*rx *= 4
-		}
 		t.RxBytesPerSec = rx
-		if tx := rateOf(cs, "tx_bytes"); tx != nil {
-			if c := counterByName(cs, "tx_bytes"); c != nil && c.Unit == "4-byte words" {
-				*tx *= 4
-			}
-			t.TxBytesPerSec = tx
-		}
+		t.TxBytesPerSec = rateOf(cs, "tx_bytes")
 		t.RxPacketsPerSec, t.TxPacketsPerSec = rateOf(cs, "rx_packets"), rateOf(cs, "tx_packets")
 		t.Source = "rdma port counters"
 		return t
@@ -323,14 +368,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-func (s *Sampler) qpView(c *collected, snap *probes.Snapshot) {
-	if c.rdma == nil {
-		return
-	}
-	for _, q := range c.rdma.qps {
-		if s.opt.Device != "" && q.Dev != s.opt.Device {
-			continue
-		}
+func (s *Sampler) qpView(c *collected, qps []rdmanl.QP, snap *probes.Snapshot) {
+	for _, q := range qps {
 		pq := probes.QP{Device: q.Dev, Port: int(q.Port), LQPN: q.LQPN, Type: q.Type.String(), State: q.State.String(),
 			Comm: q.Comm, KernOwner: q.KernOwner}
 		if q.HasRQPN {
@@ -358,14 +397,46 @@ func (s *Sampler) qpView(c *collected, snap *probes.Snapshot) {
 }
 
 // events: QP transitions, port state changes, link_downed increments,
-// GID table and device changes, and classified kernel log lines.
-func (s *Sampler) events(c *collected, snap *probes.Snapshot) {
+// GID table and device changes, and classified kernel log lines, of the
+// selected devices (qps are already selected). A sample whose QPs or
+// sysfs are unknown (timed out) says nothing about them: absent is not
+// gone.
+func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *selection, snap *probes.Snapshot) {
 	now := snap.Time
-	if c.rdma != nil {
-		for _, e := range s.qps.Observe(c.rdma.qps, now, c.rdma.failed...) {
+	if qpsKnown {
+		for _, e := range s.qps.Observe(qps, now, c.rdma.failed...) {
 			snap.Events = append(snap.Events, e.Probe())
 		}
 	}
+	if c.sysfs {
+		s.sysfsEvents(snap)
+	}
+	for _, r := range c.kmsg {
+		if e, ok := kmsg.Classify(r); ok && sel.hasKmsg(e) {
+			pe := e.Snapshot(time.Time{})
+			pe.Time = now
+			snap.Events = append(snap.Events, pe)
+		}
+	}
+	if c.kmsgLost > 0 {
+		snap.Events = append(snap.Events, probes.Event{Time: now, Source: "kmsg", Kind: "kmsg_lost", Severity: probes.SevWarning,
+			Detail: fmt.Sprintf("%d kernel log records were overwritten before rdmatop read them", c.kmsgLost)})
+	}
+}
+
+// hasKmsg: the kernel log event names no device (host-wide: OOM, hung
+// task, module load) or one of the selection's.
+func (sel *selection) hasKmsg(e kmsg.Event) bool {
+	if sel == nil || e.IBDev == "" && e.Netdev == "" && e.PCI == "" {
+		return true
+	}
+	return sel.devs[e.IBDev] || sel.netdevs[e.Netdev] || sel.pcis[e.PCI]
+}
+
+// sysfsEvents diffs ports, devices and GIDs against the last sample
+// sysfs answered.
+func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
+	now := snap.Time
 	ports := map[string]portState{}
 	for _, p := range snap.Ports {
 		k := portKey(p.Device, p.Port)
@@ -422,17 +493,6 @@ func (s *Sampler) events(c *collected, snap *probes.Snapshot) {
 			}
 		}
 	}
-	for _, r := range c.kmsg {
-		if e, ok := kmsg.Classify(r); ok {
-			pe := e.Snapshot(time.Time{})
-			pe.Time = now
-			snap.Events = append(snap.Events, pe)
-		}
-	}
-	if c.kmsgLost > 0 {
-		snap.Events = append(snap.Events, probes.Event{Time: now, Source: "kmsg", Kind: "kmsg_lost", Severity: probes.SevWarning,
-			Detail: fmt.Sprintf("%d kernel log records were overwritten before rdmatop read them", c.kmsgLost)})
-	}
 	s.prevPorts, s.prevGIDs, s.prevDevs = ports, gids, devs
 }
 
@@ -444,6 +504,7 @@ func netlinkCounters(driver string, st rdmanl.PortStats) []probes.Counter {
 		c := probes.Counter{Name: nc.Name, Native: nc.Name, Source: "netlink", Value: nc.Value}
 		if m, ok := alias.MapFrom(driver, alias.SourceHWCounters, nc.Name); ok {
 			c.Name = m.Canonical
+			c.SetScale(m.Scale, alias.Lookup(m.Canonical).Unit)
 		}
 		out = append(out, c)
 	}

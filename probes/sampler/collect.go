@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/alias"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
@@ -23,158 +25,176 @@ import (
 
 func procFS(root string) fs.FS { return os.DirFS(filepath.Join(root, "proc")) }
 
-// tasks lists this sample's sources. sysfs decides which netdevs the
-// per-netdev sources read, so they wait for it inside their own task;
-// everything else runs side by side.
+// env is what one sample's tasks read, copied from the Sampler before they
+// start: a task still running after its timeout must never read what a
+// later sample changes. The slices and maps it holds are never modified
+// in place (commits replace them).
+type env struct {
+	src           Sources
+	opt           Options
+	record        bool
+	ticks         int
+	devCache      []sysfs.Device
+	devCacheNames []string
+	linkCache     []sysfs.Link
+	linksKnown    bool
+	ecnCache      map[string]sysfs.ECN
+	ccCache       map[string]sysfs.CCParams
+	hwPorts       map[string]bool
+	selected      *selection
+}
+
+func (s *Sampler) env() *env {
+	return &env{src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, devCache: s.devCache,
+		devCacheNames: s.devCacheNames, linkCache: s.linkCache, linksKnown: s.linksKnown,
+		ecnCache: s.ecnCache, ccCache: s.ccCache, hwPorts: s.hwPorts, selected: s.selected}
+}
+
+// handoff passes one value from a task to others of the same sample.
+type handoff[T any] struct {
+	once sync.Once
+	done chan struct{}
+	v    T
+}
+
+func newHandoff[T any]() *handoff[T] { return &handoff[T]{done: make(chan struct{})} }
+
+// put publishes v; later calls do nothing.
+func (h *handoff[T]) put(v T) { h.once.Do(func() { h.v = v; close(h.done) }) }
+
+// get waits for the value, or for ctx to end.
+func (h *handoff[T]) get(ctx context.Context) (T, error) {
+	select {
+	case <-h.done:
+		return h.v, nil
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
+}
+
+// tasks lists this sample's sources; each gathers its data privately and
+// commits it into c only if it answered in time. The per-netdev sources
+// (ethtool, rtnetlink, DCB) read the netdevs tied to the sampled RDMA
+// ports: those the last full discovery found, so they start at once; only
+// before any discovery has worked do they wait for this sample's sysfs
+// task (within their own timeout). Nothing else waits for anything.
 func (s *Sampler) tasks(c *collected) []probes.Task {
-	var mu sync.Mutex // guards c between tasks
-	sysDone := make(chan struct{})
-	t := s.opt.Timeout
+	e := s.env()
+	t := e.opt.Timeout
+	links := newHandoff[[]sysfs.Link]()
 	netdevs := func(ctx context.Context) ([]string, error) {
-		select {
-		case <-sysDone:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if e.linksKnown {
+			return selectedNetdevs(e.linkCache, e.opt), nil
 		}
-		mu.Lock()
-		defer mu.Unlock()
-		return s.selectedNetdevs(c), nil
+		l, err := links.get(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("waiting for sysfs to name the netdevs: %w", err)
+		}
+		return selectedNetdevs(l, e.opt), nil
 	}
 	var list []probes.Task
-	list = append(list, probes.Task{Name: "sysfs", Timeout: t, Run: func(ctx context.Context) error {
-		defer close(sysDone)
-		return s.readSysfs(c, &mu)
+	list = append(list, probes.Task{Name: "sysfs", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+		defer links.put(nil) // whatever happened, nobody waits for more
+		r, err := e.readSysfs(links)
+		return func() { s.commitSysfs(c, r) }, err
 	}})
-	if s.src.Ethtool != nil {
-		list = append(list, probes.Task{Name: "ethtool", Timeout: t, Run: func(ctx context.Context) error {
+	if e.src.Ethtool != nil {
+		list = append(list, probes.Task{Name: "ethtool", Timeout: t, Run: func(ctx context.Context) (func(), error) {
 			nds, err := netdevs(ctx)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			out := map[string]ethtool.Raw{}
 			var errs []error
 			for _, n := range nds {
-				raw, err := ethtool.Read(s.src.Ethtool, n)
+				if err := ctx.Err(); err != nil { // the ioctl cannot be abandoned: stop between netdevs
+					return nil, err
+				}
+				raw, err := ethtool.Read(e.src.Ethtool, n)
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
 				out[n] = raw
 			}
-			mu.Lock()
-			c.ethtool = out
-			mu.Unlock()
-			return joinSome(errs, len(nds))
+			return func() { c.ethtool = out }, joinSome(errs, len(nds))
 		}})
 	}
-	if s.src.Links != nil {
-		list = append(list, probes.Task{Name: "rtnetlink", Timeout: t, Run: func(ctx context.Context) error {
+	if e.src.Links != nil {
+		list = append(list, probes.Task{Name: "rtnetlink", Timeout: t, Run: func(ctx context.Context) (func(), error) {
 			nds, err := netdevs(ctx)
 			if err != nil {
-				return err
+				return nil, err
 			}
+			var out map[string]rtnl.Link
 			var errs []error
 			for _, n := range nds {
-				l, err := s.src.Links.Link(n)
+				l, err := rtnl.LinkContext(ctx, e.src.Links, n)
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				mu.Lock()
-				if c.rtnl == nil {
-					c.rtnl = map[string]rtnl.Link{}
+				if out == nil {
+					out = map[string]rtnl.Link{}
 				}
-				c.rtnl[n] = l
-				mu.Unlock()
+				out[n] = l
 			}
-			return joinSome(errs, len(nds))
+			return func() { c.rtnl = out }, joinSome(errs, len(nds))
 		}})
 	}
-	if s.src.DCB != nil {
-		list = append(list, probes.Task{Name: "dcb", Timeout: t, Run: func(ctx context.Context) error {
+	if e.src.DCB != nil {
+		list = append(list, probes.Task{Name: "dcb", Timeout: t, Run: func(ctx context.Context) (func(), error) {
 			nds, err := netdevs(ctx)
 			if err != nil {
-				return err
+				return nil, err
 			}
+			var cfgs map[string]dcb.Config
+			var raws map[string]dcb.Raw
 			var errs []error
 			for _, n := range nds {
-				cfg, raw, err := dcb.Probe(s.src.DCB, n)
-				mu.Lock()
-				if c.dcbRaw == nil {
-					c.dcbRaw = map[string]dcb.Raw{}
+				cfg, raw, err := dcb.ProbeContext(ctx, e.src.DCB, n)
+				if raws == nil {
+					raws = map[string]dcb.Raw{}
 				}
-				c.dcbRaw[n] = raw
-				mu.Unlock()
+				raws[n] = raw
 				if err != nil {
 					errs = append(errs, err)
 					continue
 				}
-				mu.Lock()
-				if c.dcb == nil {
-					c.dcb = map[string]dcb.Config{}
+				if cfgs == nil {
+					cfgs = map[string]dcb.Config{}
 				}
-				c.dcb[n] = cfg
-				mu.Unlock()
+				cfgs[n] = cfg
 			}
-			return joinSome(errs, len(nds))
+			return func() { c.dcb, c.dcbRaw = cfgs, raws }, joinSome(errs, len(nds))
 		}})
 	}
-	list = append(list, probes.Task{Name: "rdma netlink", Timeout: t, Run: func(ctx context.Context) error {
-		if s.src.RDMA == nil {
-			return fmt.Errorf("no RDMA netlink connection: %w", probes.ErrNotSupported)
+	list = append(list, probes.Task{Name: "rdma netlink", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+		if e.src.RDMA == nil {
+			return nil, fmt.Errorf("no RDMA netlink connection: %w", probes.ErrNotSupported)
 		}
-		cl := rdmanl.Client{Conn: s.src.RDMA}
-		if s.src.ProcRoot != "" {
-			cl.Comm = rdmanl.CommFromProc(procFS(s.src.ProcRoot))
+		conn := e.src.RDMA
+		var rec *rdmanl.Recorder
+		if e.record {
+			rec = &rdmanl.Recorder{Conn: conn}
+			conn = rec
 		}
-		smp, err := cl.Sample()
-		r := &rdmaResult{devices: smp.Devices, qps: smp.QPs}
-		// Hardware counters through STAT_GET where sysfs has none (e.g.
-		// a container without the device's sysfs directory).
-		select {
-		case <-sysDone:
-		case <-ctx.Done():
-		}
-		for _, p := range smp.Ports {
-			mu.Lock()
-			have := false
-			for _, set := range c.counters {
-				if set.Device == p.Dev && set.Port == int(p.Index) && len(set.Counters) > 0 {
-					have = true
-				}
+		r, err := e.readRDMA(ctx, conn)
+		return func() {
+			if r != nil {
+				c.rdma = r
 			}
-			mu.Unlock()
-			if have {
-				continue
+			if rec != nil {
+				c.rdmaEx = rec.Take()
 			}
-			if st, serr := cl.PortStats(p.DevIndex, p.Index); serr == nil {
-				if r.stats == nil {
-					r.stats = map[string]rdmanl.PortStats{}
-				}
-				r.stats[portKey(p.Dev, int(p.Index))] = st
-			}
-		}
-		if err != nil && len(smp.Devices) > 0 {
-			// Some devices failed: keep the others, remember which failed
-			// so their QPs are not taken for destroyed.
-			for _, d := range smp.Devices {
-				if !slices.ContainsFunc(smp.QPs, func(q rdmanl.QP) bool { return q.DevIndex == d.Index }) {
-					r.failed = append(r.failed, d.Index)
-				}
-			}
-		}
-		mu.Lock()
-		if err == nil || len(smp.Devices) > 0 {
-			c.rdma = r
-		}
-		mu.Unlock()
-		return err
+		}, err
 	}})
-	if s.src.Kmsg != nil {
-		list = append(list, probes.Task{Name: "kmsg", Timeout: t, Run: func(ctx context.Context) error {
-			b, err := s.src.Kmsg.Poll()
+	if e.src.Kmsg != nil {
+		list = append(list, probes.Task{Name: "kmsg", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+			b, err := e.src.Kmsg.Poll()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			var recs []kmsg.Record
 			for _, raw := range b.Raw {
@@ -182,21 +202,18 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 					recs = append(recs, r)
 				}
 			}
-			mu.Lock()
-			c.kmsg, c.kmsgLost, c.kmsgBatch = recs, b.Lost, &b
-			mu.Unlock()
-			return nil
+			return func() { c.kmsg, c.kmsgLost, c.kmsgBatch = recs, b.Lost, &b }, nil
 		}})
 	}
-	if s.src.ProcRoot != "" {
-		list = append(list, probes.Task{Name: "proc", Timeout: t, Run: func(ctx context.Context) error {
-			p, err := procinfo.New(s.src.ProcRoot, procinfo.Options{})
+	if e.src.ProcRoot != "" {
+		list = append(list, probes.Task{Name: "proc", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+			p, err := procinfo.New(e.src.ProcRoot, procinfo.Options{})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			m, err := p.Memory()
 			if err != nil {
-				return err
+				return nil, err
 			}
 			fr, ferr := p.Fragmentation()
 			var mc probes.MemoryConfig
@@ -205,11 +222,18 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 			} else {
 				mc = m.Snapshot(nil)
 			}
-			mu.Lock()
-			c.memory = &mc
-			mu.Unlock()
-			return ferr
+			return func() { c.memory = &mc }, ferr
 		}})
+	}
+	// A replayed source that timed out on the recorded host contributed
+	// nothing there; whatever the tick holds of it (a late read) must not
+	// contribute here.
+	for i, t := range list {
+		if slices.ContainsFunc(e.src.Status, func(st probes.Status) bool { return st.Source == t.Name && st.State == probes.StateTimeout }) {
+			list[i].Run = func(context.Context) (func(), error) {
+				return nil, errors.New("timed out when recorded")
+			}
+		}
 	}
 	return list
 }
@@ -226,20 +250,124 @@ func joinSome(errs []error, n int) error {
 	return fmt.Errorf("%d of %d netdevs: %w", len(errs), n, errors.Join(errs...))
 }
 
-func (s *Sampler) readSysfs(c *collected, mu *sync.Mutex) error {
-	if s.src.FS == nil {
-		return fmt.Errorf("no /sys: %w", probes.ErrNotSupported)
+// readRDMA dumps devices, ports and QPs, and reads through STAT_GET the
+// hardware counters of the ports sysfs had none for at its last read
+// (e.g. a container without the device's sysfs directory): it does not
+// wait for this sample's sysfs. Before sysfs has answered once it reads
+// every selected port; assemble uses them only where sysfs has nothing.
+func (e *env) readRDMA(ctx context.Context, conn rdmanl.Conn) (*rdmaResult, error) {
+	cl := rdmanl.Client{Conn: conn}
+	if e.src.ProcRoot != "" {
+		cl.Comm = rdmanl.CommFromProc(procFS(e.src.ProcRoot))
 	}
-	devs, err := s.devices()
+	smp, err := cl.SampleContext(ctx)
+	r := &rdmaResult{devices: smp.Devices, ports: smp.Ports, qps: smp.QPs}
+	for _, p := range smp.Ports {
+		k := portKey(p.Dev, int(p.Index))
+		if e.hwPorts[k] || !e.mayBeSelected(p.Dev) {
+			continue
+		}
+		if st, serr := cl.PortStatsContext(ctx, p.DevIndex, p.Index); serr == nil {
+			if r.stats == nil {
+				r.stats = map[string]rdmanl.PortStats{}
+			}
+			r.stats[k] = st
+		}
+	}
+	if err != nil && len(smp.Devices) > 0 {
+		// Some devices failed: keep the others, remember which failed
+		// so their QPs are not taken for destroyed.
+		for _, d := range smp.Devices {
+			if !slices.ContainsFunc(smp.QPs, func(q rdmanl.QP) bool { return q.DevIndex == d.Index }) {
+				r.failed = append(r.failed, d.Index)
+			}
+		}
+	}
+	if err != nil && len(smp.Devices) == 0 {
+		r = nil
+	}
+	return r, err
+}
+
+// mayBeSelected: -d and -i do not rule the device out, as far as this
+// sample's tasks know.
+func (e *env) mayBeSelected(dev string) bool {
+	switch {
+	case e.opt.Device != "" && dev != e.opt.Device:
+		return false
+	case e.opt.Netdev != "" && e.selected != nil:
+		return e.selected.devs[dev]
+	}
+	return true
+}
+
+// sysfsResult is what the sysfs task read, and what it learned for the
+// next samples.
+type sysfsResult struct {
+	devsOK   bool
+	devs     []sysfs.Device
+	counters []sysfs.CounterSet
+	netdevs  []sysfs.Netdev
+	links    []sysfs.Link
+	ecn      map[string]sysfs.ECN
+	cc       map[string]sysfs.CCParams
+	extra    []probes.Status
+	files    fsrec.Tree
+
+	devCache      []sysfs.Device
+	devCacheNames []string
+	linksKnown    bool
+}
+
+// commitSysfs hands a sysfs result over to the sample and keeps what it
+// learned for the next ones.
+func (s *Sampler) commitSysfs(c *collected, r *sysfsResult) {
+	c.sysfs, c.devsOK = true, r.devsOK
+	c.devs, c.counters, c.netdevs, c.links, c.ecn, c.cc = r.devs, r.counters, r.netdevs, r.links, r.ecn, r.cc
+	c.extraStatus = append(c.extraStatus, r.extra...)
+	c.files = r.files
+	s.devCache, s.devCacheNames = r.devCache, r.devCacheNames
+	if !r.devsOK {
+		// Nothing to go by: the next sample's netdev sources wait for
+		// sysfs again rather than read stale netdevs.
+		s.linkCache, s.linksKnown = nil, false
+		return
+	}
+	s.linkCache, s.linksKnown = r.links, r.linksKnown
+	s.ecnCache, s.ccCache = r.ecn, r.cc
+	s.hwPorts = map[string]bool{}
+	for _, set := range r.counters {
+		if len(set.Counters) > 0 {
+			s.hwPorts[portKey(set.Device, set.Port)] = true
+		}
+	}
+}
+
+// readSysfs discovers the devices (see devices), publishes the netdev ↔
+// port links as soon as it knows them, then reads the counters, the
+// netdevs and the congestion-control settings.
+func (e *env) readSysfs(links *handoff[[]sysfs.Link]) (*sysfsResult, error) {
+	r := &sysfsResult{devCache: e.devCache, devCacheNames: e.devCacheNames}
+	if e.src.FS == nil {
+		return r, fmt.Errorf("no /sys: %w", probes.ErrNotSupported)
+	}
+	fsys := e.src.FS
+	if e.record {
+		rec := fsrec.NewRecorder(fsys)
+		fsys = rec
+		defer func() { r.files = rec.Take() }()
+	}
+	devs, full, err := e.devices(fsys, r)
 	if err != nil {
-		return err
+		return r, err
 	}
-	devs = s.filterDevices(devs)
-	sets, cerr := sysfs.ReadAllCounters(s.src.FS, devs)
+	r.devsOK = true
+	devs = filterDevices(devs, e.opt)
 	// Which netdevs belong to the ports is settled at full discovery (it
 	// may need every netdev's device link); each sample then reads only
 	// those.
-	if s.linkCache == nil || s.fullDiscovery {
+	r.links = e.linkCache
+	if !e.linksKnown || full {
 		var names []string
 		for _, d := range devs {
 			if d.Parent != "" {
@@ -253,66 +381,65 @@ func (s *Sampler) readSysfs(c *collected, mu *sync.Mutex) error {
 				}
 			}
 		}
-		all, _ := sysfs.Netdevs(s.src.FS)
+		all, _ := sysfs.Netdevs(fsys)
 		names = append(names, all...)
 		slices.Sort(names)
 		names = slices.Compact(names)
-		nds, _ := sysfs.ReadNetdevs(s.src.FS, names)
-		s.linkCache = sysfs.LinksFrom(devs, nds)
+		nds, _ := sysfs.ReadNetdevs(fsys, names)
+		r.links = sysfs.LinksFrom(devs, nds)
 	}
-	links := s.linkCache
+	r.linksKnown = true
+	links.put(r.links)
+	r.devs = devs
+	sets, cerr := sysfs.ReadAllCounters(fsys, devs)
+	r.counters = sets
 	var linked []string
-	for _, l := range links {
+	for _, l := range r.links {
 		linked = append(linked, l.Netdev)
 	}
 	slices.Sort(linked)
-	nds, _ := sysfs.ReadNetdevs(s.src.FS, slices.Compact(linked))
+	r.netdevs, _ = sysfs.ReadNetdevs(fsys, slices.Compact(linked))
 	// Congestion-control settings are configuration: read with the full
 	// discovery, not every sample.
-	if s.ecnCache == nil || s.fullDiscovery {
-		s.ecnCache = map[string]sysfs.ECN{}
-		for _, l := range links {
-			if e, err := sysfs.ReadECN(s.src.FS, l.Netdev); err == nil {
-				s.ecnCache[l.Netdev] = e
+	r.ecn = e.ecnCache
+	if r.ecn == nil || full {
+		r.ecn = map[string]sysfs.ECN{}
+		for _, l := range r.links {
+			if ec, err := sysfs.ReadECN(fsys, l.Netdev); err == nil {
+				r.ecn[l.Netdev] = ec
 			}
 		}
 	}
-	ecn := s.ecnCache
-	if s.ccCache == nil || s.fullDiscovery {
-		s.ccCache = map[string]sysfs.CCParams{}
+	r.cc = e.ccCache
+	if r.cc == nil || full {
+		r.cc = map[string]sysfs.CCParams{}
 		for _, d := range devs {
 			if d.PCI == "" || alias.Driver(d.Driver) != "mlx5" {
 				continue
 			}
-			cc, err := sysfs.ReadCCParams(s.src.FS, d.PCI)
+			cc, err := sysfs.ReadCCParams(fsys, d.PCI)
 			switch {
 			case err == nil:
-				s.ccCache[d.Name] = cc
+				r.cc[d.Name] = cc
 			case errors.Is(err, os.ErrPermission):
-				mu.Lock()
-				c.extraStatus = append(c.extraStatus, probes.StatusOf("debugfs cc_params", err))
-				mu.Unlock()
+				r.extra = append(r.extra, probes.StatusOf("debugfs cc_params", err))
 			}
 		}
 	}
-	cc := s.ccCache
-	mu.Lock()
-	c.devs, c.counters, c.netdevs, c.links, c.ecn, c.cc = devs, sets, nds, links, ecn, cc
-	mu.Unlock()
-	return cerr
+	return r, cerr
 }
 
 // filterDevices applies -d and -i.
-func (s *Sampler) filterDevices(devs []sysfs.Device) []sysfs.Device {
-	if s.opt.Device == "" && s.opt.Netdev == "" {
+func filterDevices(devs []sysfs.Device, opt Options) []sysfs.Device {
+	if opt.Device == "" && opt.Netdev == "" {
 		return devs
 	}
 	var out []sysfs.Device
 	for _, d := range devs {
-		if s.opt.Device != "" && d.Name != s.opt.Device {
+		if opt.Device != "" && d.Name != opt.Device {
 			continue
 		}
-		if s.opt.Netdev != "" && !deviceHasNetdev(d, s.opt.Netdev) {
+		if opt.Netdev != "" && !deviceHasNetdev(d, opt.Netdev) {
 			continue
 		}
 		out = append(out, d)
@@ -334,15 +461,15 @@ func deviceHasNetdev(d sysfs.Device, nd string) bool {
 
 // selectedNetdevs are the netdevs the per-netdev sources read: those tied
 // to the sampled RDMA ports, or -i's even when it has no RDMA port.
-func (s *Sampler) selectedNetdevs(c *collected) []string {
+func selectedNetdevs(links []sysfs.Link, opt Options) []string {
 	var out []string
-	for _, l := range c.links {
-		if s.opt.Netdev == "" || l.Netdev == s.opt.Netdev {
+	for _, l := range links {
+		if opt.Netdev == "" || l.Netdev == opt.Netdev {
 			out = append(out, l.Netdev)
 		}
 	}
-	if s.opt.Netdev != "" && !slices.Contains(out, s.opt.Netdev) {
-		out = append(out, s.opt.Netdev)
+	if opt.Netdev != "" && !slices.Contains(out, opt.Netdev) {
+		out = append(out, opt.Netdev)
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
@@ -377,22 +504,21 @@ const gidEvery = 10
 
 // devices discovers the RDMA devices in full on the first sample, every
 // gidEvery samples and whenever the device list changes; in between it
-// reads only each port's state and keeps the GID tables it has.
-func (s *Sampler) devices() ([]sysfs.Device, error) {
-	s.fullDiscovery = false
-	names, err := sysfs.DeviceNames(s.src.FS)
+// reads only each port's state and keeps the GID tables it has. The cache
+// it leaves for the next sample goes into r; full says it rediscovered.
+func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full bool, err error) {
+	names, err := sysfs.DeviceNames(fsys)
 	if err != nil {
-		s.devCache = nil
-		return nil, err
+		r.devCache, r.devCacheNames = nil, nil
+		return nil, false, err
 	}
-	if s.devCache != nil && s.ticks%gidEvery != 0 && slices.Equal(names, s.devCacheNames) {
-		devs := make([]sysfs.Device, len(s.devCache))
-		copy(devs, s.devCache)
+	if e.devCache != nil && e.ticks%gidEvery != 0 && slices.Equal(names, e.devCacheNames) {
+		devs := slices.Clone(e.devCache)
 		ok := true
 		for i := range devs {
 			ports := make([]sysfs.Port, len(devs[i].Ports))
 			for j, p := range devs[i].Ports {
-				np, err := sysfs.ReadPortState(s.src.FS, devs[i].Name, p.Num)
+				np, err := sysfs.ReadPortState(fsys, devs[i].Name, p.Num)
 				if err != nil {
 					ok = false
 					break
@@ -403,15 +529,67 @@ func (s *Sampler) devices() ([]sysfs.Device, error) {
 			devs[i].Ports = ports
 		}
 		if ok {
-			return devs, nil
+			return devs, false, nil
 		}
 	}
-	devs, err := sysfs.Discover(s.src.FS)
+	devs, err = sysfs.Discover(fsys)
 	if err != nil {
-		s.devCache = nil
-		return nil, err
+		r.devCache, r.devCacheNames = nil, nil
+		return nil, false, err
 	}
-	s.devCache, s.devCacheNames = devs, names
-	s.fullDiscovery = true
-	return devs, nil
+	r.devCache, r.devCacheNames = devs, names
+	return devs, true, nil
+}
+
+// selection is the RDMA devices -d and -i select, with their netdevs and
+// PCI addresses (to match kernel log lines).
+type selection struct {
+	devs, netdevs, pcis map[string]bool
+}
+
+// selectionOf says which devices -d/-i select in this sample: nil when
+// there is no selection; known false when this sample cannot tell (sysfs
+// did not answer and nothing earlier said).
+func (s *Sampler) selectionOf(c *collected) (sel *selection, known bool) {
+	if s.opt.Device == "" && s.opt.Netdev == "" {
+		return nil, true
+	}
+	sel = &selection{devs: map[string]bool{}, netdevs: map[string]bool{}, pcis: map[string]bool{}}
+	if s.opt.Netdev != "" {
+		sel.netdevs[s.opt.Netdev] = true
+	}
+	if s.opt.Netdev == "" {
+		// -d alone names the device: nothing to look up.
+		sel.devs[s.opt.Device] = true
+		known = true
+	}
+	switch {
+	case c.devsOK:
+		for _, d := range c.devs {
+			sel.devs[d.Name] = true
+			if d.PCI != "" {
+				sel.pcis[d.PCI] = true
+			}
+		}
+		for _, l := range c.links {
+			sel.netdevs[l.Netdev] = true
+		}
+		known = true
+	case s.selected != nil:
+		maps.Copy(sel.devs, s.selected.devs)
+		maps.Copy(sel.netdevs, s.selected.netdevs)
+		maps.Copy(sel.pcis, s.selected.pcis)
+		known = true
+	}
+	// RDMA netlink names each RoCE port's netdev too (sysfs may lack the
+	// device, e.g. in a container).
+	if c.rdma != nil && s.opt.Netdev != "" {
+		for _, p := range c.rdma.ports {
+			if p.Netdev == s.opt.Netdev && (s.opt.Device == "" || p.Dev == s.opt.Device) {
+				sel.devs[p.Dev] = true
+				known = true
+			}
+		}
+	}
+	return sel, known
 }

@@ -29,26 +29,19 @@ const (
 
 // Recorder samples like a Sampler and also returns, per sample, the raw
 // data every source answered: a bundle tick that Replay turns back into
-// the same snapshot.
+// the same snapshot. What a source answered after its timeout is in
+// neither.
 type Recorder struct {
 	*Sampler
-	fs   *fsrec.Recorder
-	rdma *rdmanl.Recorder
 }
 
-// NewRecorder wraps src's sources with recorders.
+// NewRecorder returns a Sampler over src that records. Each sample's
+// sysfs and RDMA netlink tasks record what they read through their own
+// recorders, handed over with their results (so SetSources works too).
 func NewRecorder(src Sources, opt Options) *Recorder {
-	r := &Recorder{}
-	if src.FS != nil {
-		r.fs = fsrec.NewRecorder(src.FS)
-		src.FS = r.fs
-	}
-	if src.RDMA != nil {
-		r.rdma = &rdmanl.Recorder{Conn: src.RDMA}
-		src.RDMA = r.rdma
-	}
-	r.Sampler = New(src, opt)
-	return r
+	s := New(src, opt)
+	s.record = true
+	return &Recorder{Sampler: s}
 }
 
 // Sample takes a sample and returns it with its bundle tick.
@@ -56,8 +49,11 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	snap := r.Sampler.Sample(ctx, now)
 	c := r.Sampler.last
 	tick := &bundle.Tick{Time: now, Raw: map[string]json.RawMessage{}, Status: snap.Status}
-	if r.fs != nil {
-		tick.Files = r.fs.Take()
+	if r.src.FS != nil {
+		tick.Files = c.files
+		if tick.Files == nil {
+			tick.Files = fsrec.Tree{}
+		}
 	}
 	// /proc files the snapshot used, read once more through a recorder.
 	if r.src.ProcRoot != "" {
@@ -86,8 +82,8 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	if c.rtnl != nil && err == nil {
 		err = add(rawRtnl, c.rtnl)
 	}
-	if r.rdma != nil && err == nil {
-		err = add(rawRDMA, r.rdma.Take())
+	if r.src.RDMA != nil && err == nil {
+		err = add(rawRDMA, c.rdmaEx)
 	}
 	if c.dcbRaw != nil && err == nil {
 		err = add(rawDCB, c.dcbRaw)

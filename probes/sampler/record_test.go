@@ -26,10 +26,8 @@ func TestRecordReplayIsFaithful(t *testing.T) {
 	var live [][]byte
 	for i, tree := range []string{"t0", "t1"} {
 		if i == 1 {
-			rec.Sampler.src.FS = nil // replaced below through the recorder
-			rec.fs.FS = os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-" + tree)
-			rec.Sampler.src.FS = rec.fs
-			rec.Sampler.src.Ethtool = ethtoolFixture(t, "mlx5_cx6dx_eth0_roce_pfc3_t1.txt")
+			rec.SetSources(Sources{FS: os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-" + tree), Ethtool: ethtoolFixture(t, "mlx5_cx6dx_eth0_roce_pfc3_t1.txt"),
+				ProcRoot: fixtures + "procinfo", Label: "fixture"})
 		}
 		snap, tick, err := rec.Sample(context.Background(), t0.Add(time.Duration(i)*time.Minute))
 		if err != nil {

@@ -1,6 +1,8 @@
 // Package sampler runs rdmatop's host probes together: each source in its
 // own goroutine with its own timeout, then one probes.Snapshot with rates
-// against the previous sample, events and configuration.
+// against the previous sample, events and configuration. A source that
+// does not answer in time contributes nothing to the sample, even when it
+// answers later, and does not hold up the others.
 //
 // Sources come in as interfaces (the live host, fakes, or a replayed
 // bundle tick), so the same code serves `rdmatop --once`, `record` and
@@ -15,6 +17,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
@@ -35,39 +38,50 @@ type Sources struct {
 	Label    string      // "live", "fixture DIR", "bundle FILE"
 	Host     probes.HostInfo
 	// Status, when set (a replayed tick), is reported instead of what the
-	// replayed sources say: the recorded host's view of its sources.
+	// replayed sources say: the recorded host's view of its sources. A
+	// source it says timed out contributes nothing, as on that host.
 	Status []probes.Status
 	// Opened says why sources that are nil could not be opened; it
 	// replaces the generic "not given" status of those sources.
 	Opened []probes.Status
 }
 
-// Options narrow and bound a sample.
+// Options narrow and bound a sample. -i and -d select RDMA devices: their
+// ports, QPs, events (QP, port, device, GID, and kernel log lines that
+// name them) and configuration; host-wide facts (memory, kernel log lines
+// naming no device) stay.
 type Options struct {
-	Netdev  string        // -i: only the RDMA port(s) of this netdev
+	Netdev  string        // -i: only the RDMA device(s) with a port on this netdev
 	Device  string        // -d: only this RDMA device
 	Timeout time.Duration // per source; 0 means 2 s
 }
 
 // Sampler samples a host. Not safe for concurrent use.
 type Sampler struct {
-	src       Sources
-	opt       Options
-	runner    *probes.Runner
-	prev      *probes.Snapshot
+	src    Sources
+	opt    Options
+	runner *probes.Runner
+	record bool // a Recorder's: tasks also keep what they read (collected.files, rdmaEx)
+	prev   *probes.Snapshot
+	// prevPorts, prevGIDs and prevDevs are the last sample that sysfs
+	// answered, for port, GID and device events.
 	prevPorts map[string]portState
 	prevGIDs  map[string]string
 	prevDevs  map[string]bool
+	lastSeen  map[string]map[string]seen // port → counter → its last reading (see rates)
 	qps       qpevent.Detector
 	ticks     int
 	last      *collected
-	// devCache is the last full discovery (see devices).
-	devCache      []sysfs.Device
+	// What earlier samples learned, for the tasks of the next one (see
+	// env). Only commits and assemble change these, on Sample's goroutine.
+	devCache      []sysfs.Device // the last full discovery (see devices)
 	devCacheNames []string
-	fullDiscovery bool         // this sample rediscovered the devices
 	linkCache     []sysfs.Link // netdev ↔ port, from the last full discovery
+	linksKnown    bool         // linkCache is from a discovery that worked
 	ecnCache      map[string]sysfs.ECN
 	ccCache       map[string]sysfs.CCParams
+	hwPorts       map[string]bool // "dev/port" with sysfs counters at the last sysfs read; nil before one
+	selected      *selection      // -d/-i's devices as last known; nil before known
 }
 
 // New returns a Sampler over src.
@@ -78,11 +92,13 @@ func New(src Sources, opt Options) *Sampler {
 	return &Sampler{src: src, opt: opt, runner: probes.NewRunner()}
 }
 
-// Sample takes one sample at time now (the caller's clock).
+// Sample takes one sample at time now (the caller's clock). Each source
+// runs in its own goroutine bounded by Options.Timeout; a source that
+// does not answer in time is reported as timed out and contributes
+// nothing, even when it answers later.
 func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	var c collected
-	tasks := s.tasks(&c)
-	status := s.runner.Run(ctx, tasks)
+	status := s.runner.Run(ctx, s.tasks(&c))
 	s.memlock(&c)
 	snap := s.assemble(&c, now)
 	snap.Status = append(status, c.extraStatus...)
@@ -107,8 +123,11 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	return snap
 }
 
-// collected is what the tasks of one sample gathered.
+// collected is what the tasks of one sample handed over (their commits),
+// read by assemble once every task has finished or timed out.
 type collected struct {
+	sysfs     bool // the sysfs task answered in time (even with an error)
+	devsOK    bool // ... and listed the devices
 	devs      []sysfs.Device
 	counters  []sysfs.CounterSet
 	netdevs   []sysfs.Netdev
@@ -126,12 +145,17 @@ type collected struct {
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
 
+	// What a Recorder's tasks read, handed over with their results.
+	files  fsrec.Tree
+	rdmaEx []rdmanl.Exchange
+
 	extraStatus []probes.Status
 }
 
 type rdmaResult struct {
 	stats   map[string]rdmanl.PortStats // "dev/port" → STAT_GET counters, where sysfs had none
 	devices []rdmanl.Device
+	ports   []rdmanl.Port
 	qps     []rdmanl.QP
 	failed  []uint32
 }

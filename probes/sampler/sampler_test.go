@@ -103,10 +103,21 @@ func TestFixturePairRates(t *testing.T) {
 	if w := p.Congestion.PauseStormWarning; w == nil || *w != 2 {
 		t.Errorf("pause storm warnings %v", w)
 	}
-	// Port data counters are 4-byte words: traffic in bytes is ×4.
-	words := counter(t, p, "rx_bytes")
-	if words.Unit != "4-byte words" || p.Traffic.RxBytesPerSec == nil || *p.Traffic.RxBytesPerSec != *words.Rate*4 {
-		t.Errorf("traffic %+v from %+v", p.Traffic, words)
+	// Port data counters count 4-byte words; rx_bytes and tx_bytes are in
+	// bytes, and so is the traffic view.
+	pma := fixtures + "sysfs/mlx5-roce-cx6dx-%s/sys/class/infiniband/mlx5_0/ports/1/counters/"
+	for native, canon := range map[string]string{"port_rcv_data": "rx_bytes", "port_xmit_data": "tx_bytes"} {
+		w0 := readUint(t, strings.Replace(pma, "%s", "t0", 1)+native)
+		w1 := readUint(t, strings.Replace(pma, "%s", "t1", 1)+native)
+		c := counter(t, p, canon)
+		if c.Native != native || c.Unit != "bytes" || c.Value != 4*w1 || c.NativeValue == nil || *c.NativeValue != w1 ||
+			c.Delta == nil || *c.Delta != 4*(w1-w0) || *c.Rate != float64(4*(w1-w0))/60 {
+			t.Errorf("%s: %+v, want %d bytes (%d words), delta %d bytes", canon, c, 4*w1, w1, 4*(w1-w0))
+		}
+	}
+	if p.Traffic.RxBytesPerSec == nil || *p.Traffic.RxBytesPerSec != *counter(t, p, "rx_bytes").Rate ||
+		p.Traffic.TxBytesPerSec == nil || *p.Traffic.TxBytesPerSec != *counter(t, p, "tx_bytes").Rate {
+		t.Errorf("traffic %+v", p.Traffic)
 	}
 	down := findPort(snap, "mlx5_1", 1)
 	if down == nil || down.State != "DOWN" || down.PhysState != "Disabled" || down.Netdev != "eth1" {

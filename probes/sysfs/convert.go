@@ -7,10 +7,11 @@ import (
 
 // ProbeCounters converts a set to the snapshot model: Name is rdmatop's
 // canonical name where the alias table maps the native one (else the
-// native name), Value the raw reading, Unit the raw reading's unit
-// ("4-byte words" for the PMA data counters, whose canonical names count
-// bytes: multiply by Meta.BytesPerUnit), Width and Behavior from Meta.
-// Delta, Rate and Note are left for probes.Rates.
+// native name), Value the reading and Unit its unit, Width and Behavior
+// the native reading's, from Meta. Where the mapping scales (the PMA data
+// counters count 4-byte words, their canonical names bytes) Value and
+// Unit are the canonical ones and NativeValue keeps the reading. Delta,
+// Rate and Note are left for probes.Rates.
 func (s *CounterSet) ProbeCounters() []probes.Counter {
 	out := make([]probes.Counter, 0, len(s.Counters))
 	for _, c := range s.Counters {
@@ -18,19 +19,20 @@ func (s *CounterSet) ProbeCounters() []probes.Counter {
 		if c.Source == SourcePMA {
 			src = alias.SourceCounters
 		}
-		name := c.Name
-		if m, ok := alias.MapFrom(s.Driver, src, c.Name); ok {
-			name = m.Canonical
-		}
-		out = append(out, probes.Counter{
-			Name:     name,
+		pc := probes.Counter{
+			Name:     c.Name,
 			Native:   c.Name,
 			Source:   string(c.Source),
 			Value:    c.Value,
 			Unit:     c.Meta.Unit,
 			Width:    c.Meta.Width(),
 			Behavior: c.Meta.Behavior(),
-		})
+		}
+		if m, ok := alias.MapFrom(s.Driver, src, c.Name); ok {
+			pc.Name = m.Canonical
+			pc.SetScale(m.Scale, alias.Lookup(m.Canonical).Unit)
+		}
+		out = append(out, pc)
 	}
 	return out
 }

@@ -214,7 +214,9 @@ func TestCountersUnknownKept(t *testing.T) {
 }
 
 // The snapshot model's counters: canonical names where the alias table
-// has them, raw values, widths and behaviours for probes.Rates.
+// has them, in the canonical unit (port_rcv_data's 4-byte words become
+// rx_bytes in bytes, the words kept as native_value), widths and
+// behaviours for probes.Rates.
 func TestProbeCounters(t *testing.T) {
 	s0 := readSet(t, fixture("mlx5-roce-cx6dx-t0"), "mlx5_0", 1)
 	s1 := readSet(t, fixture("mlx5-roce-cx6dx-t1"), "mlx5_0", 1)
@@ -225,8 +227,15 @@ func TestProbeCounters(t *testing.T) {
 		byName[c.Name] = c
 	}
 	rx := byName["rx_bytes"]
-	if rx.Native != "port_rcv_data" || rx.Source != "counters" || rx.Unit != UnitWords || rx.Width != 0 || rx.Behavior != probes.Saturates || *rx.Delta != 144000000000 || *rx.Rate != 2.4e9 {
+	words := get(t, s1, SourcePMA, "port_rcv_data").Value
+	if rx.Native != "port_rcv_data" || rx.Source != "counters" || rx.Unit != "bytes" || rx.Value != 4*words || rx.NativeValue == nil || *rx.NativeValue != words ||
+		rx.Width != 0 || rx.Behavior != probes.Saturates || *rx.Delta != 4*144000000000 || *rx.Rate != 4*2.4e9 {
 		t.Errorf("rx_bytes %+v", rx)
+	}
+	for _, c := range cur {
+		if c.Name != "rx_bytes" && c.Name != "tx_bytes" && (c.NativeValue != nil || c.Unit == UnitWords) {
+			t.Errorf("%s is not scaled, yet %+v", c.Name, c)
+		}
 	}
 	cnp := byName["cnp_sent"]
 	if cnp.Native != "np_cnp_sent" || cnp.Source != "hw_counters" || *cnp.Delta != 3382003-731022 {
