@@ -7,18 +7,22 @@ build:
 	CGO_ENABLED=0 $(GO) build -o bin/rdmatop ./cmd/rdmatop
 
 # The whole test suite: vet, every package (oracle tests need tshark,
-# live-capture tests need root for network namespaces; both say why when skipped).
+# live-capture tests need root for network namespaces; both say why when
+# skipped), then every package with goroutines again under the race
+# detector (-short: the soaks run fewer ticks, the oracle reads its
+# committed CSVs).
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -race -short -count=1 -timeout 20m ./monitor/... ./probes/... ./rules/... ./ui/... ./demo/... ./capture/... ./cmd/... ./internal/...
 
 # The main job on bundled data: a real Soft-RoCE capture with netem loss.
 demo: build
 	./bin/rdmatop replay testdata/rxe/pcap/lossy1.pcap --report
 
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./capture/... ./probes/...
+	$(GO) test -run '^$$' -bench . -benchmem ./capture/... ./probes/... ./rules/... ./monitor/...
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzPacketDecode -fuzztime 60s ./capture/roce/
@@ -27,3 +31,4 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/rdmanl/
 	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime 60s ./probes/ethtool/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeLink -fuzztime 60s ./probes/rtnl/
+	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/

@@ -5,14 +5,14 @@
 // without CNPs, a QP dropping to ERR, loss with retransmissions - so that
 // every view and finding can be shown without RDMA hardware.
 //
-// The frames come out of the real pipeline. At each tick the scenario
-// builds the raw inputs a host would give - a sysfs tree (fsrec.Tree, from
-// an embedded recording of the repository's mlx5 fixture, with the
-// counter files rewritten) and `ethtool -S` answers (ethtool.Fake) - and
-// feeds them to one sampler.Sampler; it writes a pcap with
-// capture/scenario and analyses it in memory with capture.Analyzer; and
-// one rules.Engine evaluates the snapshots and captures tick after tick,
-// so each rule's `for` is honoured.
+// The frames come out of the real pipeline: the scenario is a
+// monitor.Tape. At each tick it builds the raw inputs a host would give -
+// a sysfs tree (fsrec.Tree, from an embedded recording of the repository's
+// mlx5 fixture, with the counter files rewritten) and `ethtool -S` answers
+// (ethtool.Fake) - and feeds them to one sampler.Sampler; it writes the
+// packets of the second before the tick with capture/scenario and plays
+// them; the monitor analyses them with its one capture.Analyzer and
+// evaluates the rules tick after tick, so each rule's `for` is honoured.
 //
 // Simulated above the parsers: the queue pairs. RDMA netlink replies are
 // not synthesized; the QP list is built as rdmanl.QP values, diffed by the
@@ -22,9 +22,10 @@
 package demo
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"iter"
+	"io"
 	"maps"
 	"math/rand/v2"
 	"sort"
@@ -32,6 +33,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
@@ -40,7 +42,6 @@ import (
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/sampler"
-	"github.com/rdmatop/rdmatop/rules"
 )
 
 // DefaultSeed is the seed of `rdmatop demo`: the same frames every run.
@@ -90,9 +91,9 @@ var phases = []Phase{
 // Phases returns the story's episodes in order.
 func Phases() []Phase { return append([]Phase(nil), phases...) }
 
-// Scenario is one run of the demo. Frames are computed in order (the
-// sampler and the engine keep history) and kept, so Frame can be asked
-// for any tick, in any order. Not safe for concurrent use.
+// Scenario is one run of the demo, played as a monitor.Tape: for each
+// tick, the packets of the second before it, then the host sample. Not
+// safe for concurrent use; New it again to replay.
 type Scenario struct {
 	seed   int64
 	rng    *rand.Rand
@@ -103,11 +104,12 @@ type Scenario struct {
 	dcb    dcb.Fake
 	npOff  bool // eth0's notification point is off on priority 3 (ECN episode)
 	smp    *sampler.Sampler
-	engine *rules.Engine
 	qps    []rdmanl.QP
 	det    qpevent.Detector
-	frames []monitor.Frame
 	err    error
+
+	tick int                 // the tick whose packets or sample come next
+	pkts *capture.FileSource // tick's packets still to play
 }
 
 // New returns the demo scenario; seed drives the small jitter of the
@@ -123,6 +125,12 @@ func New(seed int64) *Scenario {
 // Ticks is the number of frames of the scenario.
 func (s *Scenario) Ticks() int { return phases[len(phases)-1].Last + 1 }
 
+// Len is Ticks: the monitor knows the story's length ahead.
+func (s *Scenario) Len() int { return s.Ticks() }
+
+// HostTicks: the monitor makes a Frame at each of the scenario's samples.
+func (s *Scenario) HostTicks() bool { return true }
+
 // PhaseAt returns the episode of tick i.
 func PhaseAt(i int) Phase {
 	for _, p := range phases {
@@ -133,39 +141,58 @@ func PhaseAt(i int) Phase {
 	return phases[len(phases)-1]
 }
 
-// Frame returns the frame of tick i (0 ≤ i < Ticks()).
-func (s *Scenario) Frame(ctx context.Context, i int) (monitor.Frame, error) {
-	if i < 0 || i >= s.Ticks() {
-		return monitor.Frame{}, fmt.Errorf("demo: tick %d out of range [0, %d)", i, s.Ticks())
+// Next returns the next packet of the current tick, or, once they are
+// played, the tick's host sample.
+func (s *Scenario) Next(ctx context.Context) (monitor.Record, error) {
+	if s.err != nil {
+		return monitor.Record{}, s.err
 	}
-	for len(s.frames) <= i {
-		if s.err != nil {
-			return monitor.Frame{}, s.err
+	if err := ctx.Err(); err != nil {
+		return monitor.Record{}, err
+	}
+	if s.tick >= s.Ticks() {
+		return monitor.Record{}, io.EOF
+	}
+	ph := PhaseAt(s.tick)
+	if s.pkts == nil {
+		pcap, err := s.wire(ph.kind, s.tick)
+		if err == nil {
+			s.pkts, err = capture.NewReaderSource(Source, bytes.NewReader(pcap))
 		}
-		if err := ctx.Err(); err != nil {
-			return monitor.Frame{}, err
-		}
-		f, err := s.step(ctx, len(s.frames))
 		if err != nil {
-			s.err = err
-			return monitor.Frame{}, err
+			s.err = fmt.Errorf("demo: tick %d capture: %w", s.tick, err)
+			return monitor.Record{}, s.err
 		}
-		s.frames = append(s.frames, f)
 	}
-	return s.frames[i], nil
+	data, ci, link, err := s.pkts.ReadPacket()
+	if err == nil {
+		return monitor.Record{Data: data, CI: ci, Link: link}, nil
+	}
+	if err != io.EOF {
+		s.err = fmt.Errorf("demo: tick %d capture: %w", s.tick, err)
+		return monitor.Record{}, s.err
+	}
+	i := s.tick
+	s.tick, s.pkts = s.tick+1, nil
+	now := Start.Add(time.Duration(i) * Interval)
+	return monitor.Record{Snapshot: s.sample(ctx, ph.kind, i, now), Time: now, Phase: ph.Name}, nil
 }
 
-// Frames yields every frame in order; it stops at the first error.
-func (s *Scenario) Frames(ctx context.Context) iter.Seq2[monitor.Frame, error] {
-	return func(yield func(monitor.Frame, error) bool) {
-		for i := range s.Ticks() {
-			f, err := s.Frame(ctx, i)
-			if !yield(f, err) || err != nil {
-				return
-			}
-		}
-	}
+// Close ends the scenario.
+func (s *Scenario) Close() error { return nil }
+
+// Describe names the demo's capture.
+func (s *Scenario) Describe(sum *capture.Summary) {
+	sum.File, sum.Format, sum.LinkType = Source, "pcap", "ethernet"
 }
+
+// Config is the pipeline over a new scenario: what `rdmatop demo` runs.
+func Config(seed int64) monitor.Config {
+	return monitor.Config{Mode: monitor.ModeDemo, Source: Source, Tape: New(seed), Interval: Interval}
+}
+
+// NewRun returns a run of Config(seed).
+func NewRun(seed int64) (*monitor.Run, error) { return monitor.New(Config(seed)) }
 
 func (s *Scenario) init() error {
 	tree, err := baseTree()
@@ -208,34 +235,21 @@ func (s *Scenario) init() error {
 		return fmt.Errorf("demo: embedded DCB replies: %w", err)
 	}
 	s.smp = sampler.New(sampler.Sources{Label: "demo"}, sampler.Options{})
-	pack, err := rules.Default()
-	if err != nil {
-		return fmt.Errorf("demo: rule pack: %w", err)
-	}
-	s.engine = rules.NewEngine(pack)
 	s.qps = initialQPs()
 	return nil
 }
 
-// step computes tick i; ticks come in order.
-func (s *Scenario) step(ctx context.Context, i int) (monitor.Frame, error) {
-	ph := PhaseAt(i)
-	now := Start.Add(time.Duration(i) * Interval)
+// sample moves the host on to tick i (ticks come in order) and samples it.
+func (s *Scenario) sample(ctx context.Context, k phaseKind, i int, now time.Time) *probes.Snapshot {
 	if i > 0 {
-		s.advance(ph.kind, i)
+		s.advance(k, i)
 	}
-	s.npOff = ph.kind == ecn
+	s.npOff = k == ecn
 	s.smp.SetSources(sampler.Sources{FS: s.tree(), Ethtool: s.ethtool(), DCB: s.dcb, Label: "demo",
 		Host: probes.HostInfo{Hostname: "demo-host01", Kernel: "6.8.0-demo", Source: "demo"}})
 	snap := s.smp.Sample(ctx, now)
-	s.addQPs(snap, ph.kind, i, now)
-	wire, err := s.wire(ph.kind, i)
-	if err != nil {
-		return monitor.Frame{}, fmt.Errorf("demo: tick %d capture: %w", i, err)
-	}
-	res := s.engine.Evaluate(rules.Frame{Time: now, Snapshot: snap, Wire: wire})
-	return monitor.Frame{Time: now, Mode: monitor.ModeDemo, Seq: i, Total: s.Ticks(), Source: Source,
-		Snapshot: snap, Wire: wire, Findings: res.Findings, Rules: res.Rules, Phase: ph.Name}, nil
+	s.addQPs(snap, k, i, now)
+	return snap
 }
 
 // jitter returns v ± up to 2 %, from the seeded generator.

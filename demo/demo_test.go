@@ -17,7 +17,11 @@ import (
 func run(t *testing.T, seed int64) []monitor.Frame {
 	t.Helper()
 	var out []monitor.Frame
-	for f, err := range New(seed).Frames(context.Background()) {
+	r, err := NewRun(seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, err := range r.Frames(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -175,7 +179,8 @@ func TestFrameShape(t *testing.T) {
 		if f.Mode != monitor.ModeDemo || f.Seq != i || f.Total != len(fs) || f.Source != Source || !f.Time.Equal(tickTime(i)) {
 			t.Fatalf("frame %d: mode %s seq %d total %d source %q time %s", i, f.Mode, f.Seq, f.Total, f.Source, f.Time)
 		}
-		if f.Snapshot == nil || len(f.Snapshot.Ports) != 2 || f.Wire == nil || f.Wire.RoCEPackets == 0 || len(f.Rules) == 0 {
+		if f.Snapshot == nil || len(f.Snapshot.Ports) != 2 || f.Wire == nil || f.Interval == nil ||
+			f.Interval.RoCEPackets == 0 || f.Wire.RoCEPackets <= f.Interval.RoCEPackets && i > 0 || len(f.Rules) == 0 {
 			t.Fatalf("frame %d: snapshot %v, wire %v, %d rule states", i, f.Snapshot != nil, f.Wire != nil, len(f.Rules))
 		}
 		for _, dev := range []string{"mlx5_0", "mlx5_1"} {
@@ -219,7 +224,7 @@ func TestFrameShape(t *testing.T) {
 	if oos := counter(port(lossT, "mlx5_0"), "out_of_sequence"); oos.Rate == nil || *oos.Rate < 100 {
 		t.Errorf("loss episode: out_of_sequence %+v", oos)
 	}
-	if w := lossT.Wire.Totals; w.PSNGaps == 0 || w.RetransmittedPackets == 0 || w.GoBackN < 2 {
+	if w := lossT.Interval.Totals; w.PSNGaps == 0 || w.RetransmittedPackets == 0 || w.GoBackN < 2 {
 		t.Errorf("loss episode wire: %+v", w)
 	}
 }
@@ -254,29 +259,33 @@ func TestQPError(t *testing.T) {
 	}
 }
 
-// Frames can be asked for in any order; out of range is an error.
+// Frames can be asked for in any order through a monitor.Timeline (the
+// screen's seeks): the same Frames as one pass.
 func TestFrameAccess(t *testing.T) {
-	s := New(DefaultSeed)
-	ctx := context.Background()
-	late, err := s.Frame(ctx, 50)
-	if err != nil {
-		t.Fatal(err)
+	tl := monitor.NewTimeline(context.Background(), func() (*monitor.Run, error) { return NewRun(DefaultSeed) })
+	defer tl.Close()
+	late, ok, err := tl.At(50)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
 	}
-	early, err := s.Frame(ctx, 3)
-	if err != nil || early.Seq != 3 || late.Seq != 50 {
-		t.Fatalf("seq %d, %d, %v", early.Seq, late.Seq, err)
+	early, ok, err := tl.At(3)
+	if err != nil || !ok || early.Seq != 3 || late.Seq != 50 {
+		t.Fatalf("seq %d, %d, %v %v", early.Seq, late.Seq, ok, err)
 	}
 	a, _ := json.Marshal(late)
 	b, _ := json.Marshal(defaultFrames(t)[50])
 	if !bytes.Equal(a, b) {
 		t.Error("frame 50 differs when asked for first")
 	}
-	if _, err := s.Frame(ctx, s.Ticks()); err == nil {
-		t.Error("no error past the end")
+	if f, ok, err := tl.At(New(DefaultSeed).Ticks()); ok || err != nil || f.Seq != New(DefaultSeed).Ticks()-1 {
+		t.Errorf("past the end: seq %d ok %v err %v", f.Seq, ok, err)
 	}
-	cctx, cancel := context.WithCancel(ctx)
+	cctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := New(DefaultSeed).Frame(cctx, 5); err == nil {
-		t.Error("no error with a cancelled context")
+	r, _ := NewRun(DefaultSeed)
+	for _, err := range r.Frames(cctx) {
+		if err == nil {
+			t.Error("a frame with a cancelled context")
+		}
 	}
 }

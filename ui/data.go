@@ -89,10 +89,17 @@ func (m *Model) setFrame(f *monitor.Frame) {
 		if m.port >= len(s.Ports) {
 			m.port = 0
 		}
-		m.buildQPs(s, f.Wire)
-		m.addEvents(s.Events)
+		m.buildQPs(s, f)
+		if f.Recent == nil {
+			m.addEvents(s.Events)
+		}
 	} else {
 		m.tables[ViewQPs].setRows(nil)
+	}
+	if f.Recent != nil {
+		// The run's own event log: right whichever Frame a replay jumps to.
+		m.events = m.events[:0]
+		m.addEvents(f.Recent)
 	}
 	m.buildFlows(f)
 	m.buildCounters()
@@ -152,8 +159,34 @@ type qpKey struct {
 	qpn uint32
 }
 
-func (m *Model) buildQPs(s *probes.Snapshot, w *capture.Summary) {
-	flows := qpFlows(s, w)
+// nowOf indexes the interval's flows by ID: what each flow did in the
+// last tick (its rate now).
+func nowOf(f *monitor.Frame) map[int]*capture.FlowSummary {
+	if f.Interval == nil {
+		return nil
+	}
+	out := make(map[int]*capture.FlowSummary, len(f.Interval.Flows))
+	for i := range f.Interval.Flows {
+		out[f.Interval.Flows[i].ID] = &f.Interval.Flows[i]
+	}
+	return out
+}
+
+// gbpsNow is a flow's rate in the last tick, or its average over the
+// capture when the Frame has no interval.
+func gbpsNow(f *monitor.Frame, now map[int]*capture.FlowSummary, w *capture.FlowSummary) float64 {
+	if f.Interval == nil {
+		return w.Gbps
+	}
+	if n := now[w.ID]; n != nil {
+		return n.Gbps
+	}
+	return 0
+}
+
+func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
+	flows := qpFlows(s, fr.Wire)
+	now := nowOf(fr)
 	rs := make([]row, 0, len(s.QPs))
 	for i := range s.QPs {
 		q := &s.QPs[i]
@@ -174,8 +207,9 @@ func (m *Model) buildQPs(s *probes.Snapshot, w *capture.Summary) {
 			if f.RTTus.Samples > 0 {
 				rtt, rttN = trim(f.RTTus.P99), f.RTTus.P99
 			}
-			ws = []string{strconv.FormatFloat(f.Gbps, 'f', 2, 64), u(f.PSNGaps), u(f.RetransmittedPackets), u(naks), u(f.CNPs), rtt}
-			wn = []float64{f.Gbps, float64(f.PSNGaps), float64(f.RetransmittedPackets), float64(naks), float64(f.CNPs), rttN}
+			g := gbpsNow(fr, now, f)
+			ws = []string{strconv.FormatFloat(g, 'f', 2, 64), u(f.PSNGaps), u(f.RetransmittedPackets), u(naks), u(f.CNPs), rtt}
+			wn = []float64{g, float64(f.PSNGaps), float64(f.RetransmittedPackets), float64(naks), float64(f.CNPs), rttN}
 		}
 		cells := append([]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
 			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
@@ -191,15 +225,33 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		t.setRows(nil)
 		return
 	}
+	now := nowOf(f)
+	// Without an interval (a whole capture at once) "now" is the whole.
+	troubledNow := func(w *capture.FlowSummary) bool {
+		if f.Interval == nil {
+			return w.Troubled
+		}
+		n := now[w.ID]
+		return n != nil && n.Troubled
+	}
 	fl := make([]int, len(f.Wire.Flows))
 	for i := range fl {
 		fl[i] = i
 	}
-	// Troubled first, then by packets: the natural order.
+	// Troubled now first, then troubled before, then the busiest now:
+	// the natural order.
 	sort.SliceStable(fl, func(a, b int) bool {
 		x, y := &f.Wire.Flows[fl[a]], &f.Wire.Flows[fl[b]]
+		if tx, ty := troubledNow(x), troubledNow(y); tx != ty {
+			return tx
+		}
 		if x.Troubled != y.Troubled {
 			return x.Troubled
+		}
+		if f.Interval != nil {
+			if gx, gy := gbpsNow(f, now, x), gbpsNow(f, now, y); gx != gy {
+				return gx > gy
+			}
 		}
 		return x.Packets > y.Packets
 	})
@@ -208,9 +260,13 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		w := &f.Wire.Flows[i]
 		naks := w.NAKs.Total()
 		mark, class := "", ""
-		if w.Troubled {
-			mark, class = "!!", "warning"
+		switch {
+		case troubledNow(w):
+			mark, class = "!!", "warning" // trouble in the last tick
+		case w.Troubled:
+			mark = "!" // trouble earlier
 		}
+		g := gbpsNow(f, now, w)
 		rtt := "-"
 		if w.RTTus.Samples > 0 {
 			rtt = trim(w.RTTus.P99)
@@ -218,9 +274,9 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 		rs = append(rs, newRow(
 			[]string{strconv.Itoa(w.ID), Sanitize(w.Src) + " → " + Sanitize(w.Dst) + " qp " + strconv.FormatUint(uint64(w.DestQP), 10),
-				Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(w.Gbps, 'f', 2, 64), u(w.PSNGaps),
+				Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
-			[]float64{float64(w.ID), 0, 0, float64(w.Packets), w.Gbps, float64(w.PSNGaps), float64(w.RetransmittedPackets),
+			[]float64{float64(w.ID), 0, 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
 				float64(naks), float64(w.CNPs), float64(w.ECNCE), w.RTTus.P99, 0},
 			class))
 	}

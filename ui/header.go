@@ -31,7 +31,7 @@ func (m Model) header() []string {
 	}
 	switch f.Mode {
 	case monitor.ModeReplay:
-		l1.WriteString("  REPLAY " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
+		l1.WriteString("  REPLAY " + position(f))
 		if !f.Time.IsZero() {
 			l1.WriteString(" @" + f.Time.UTC().Format("15:04:05"))
 		}
@@ -51,6 +51,13 @@ func (m Model) header() []string {
 		if m.interval > 0 {
 			l1.WriteString(" every " + m.interval.String())
 		}
+		if f.LateS > 0 {
+			// A sample overran the interval: say so, and by how much.
+			l1.WriteString(" (late " + secs(f.LateS) + ", sample " + secs(f.SampleS) + ")")
+		}
+	}
+	if l := m.loading; l != nil && l.Total > 0 {
+		l1.WriteString("  reading " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%")
 	}
 	if m.paused {
 		l1.WriteString("  [PAUSED]")
@@ -89,14 +96,10 @@ func (m Model) header() []string {
 			l2.WriteString(" MTU " + optI(p.MTU) + "/" + optI(p.RoCEMTU))
 		}
 	}
-	if wire := f.Wire; wire != nil {
-		l2.WriteString("  │ wire " + strconv.FormatUint(wire.Packets, 10) + " pkts " + strconv.FormatUint(wire.RoCEPackets, 10) + " RoCE")
-		if wire.KernelDrops != nil {
-			l2.WriteString(" drops " + optU(wire.KernelDrops))
-		}
-	} else if f.Mode == monitor.ModeLive {
-		l2.WriteString("  │ no capture (capture blind)")
+	if l2.Len() > 0 {
+		l2.WriteString("  │ ")
 	}
+	l2.WriteString(wireLine(f))
 	// Line 3: probe health.
 	var bad []string
 	if s != nil {
@@ -118,6 +121,49 @@ func (m Model) header() []string {
 		m.paint(m.styles.Dim, clip(l3, w)),
 	}
 }
+
+// position is a replay's place: a bar and tick/total when the total is
+// known, tick/? while the recording is still being read.
+func position(f *monitor.Frame) string {
+	if f.Total <= 0 {
+		return strconv.Itoa(f.Seq+1) + "/?"
+	}
+	return timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total)
+}
+
+// wireLine says what the capture sees now, or why there is none.
+func wireLine(f *monitor.Frame) string {
+	if st := f.WireStatus; st != nil && st.State != probes.StateOK {
+		why := string(st.State)
+		if st.State == probes.StatePermissionDenied {
+			why = "no permission (needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep)"
+		} else if st.Detail != "" {
+			why += ": " + Sanitize(st.Detail)
+		}
+		if f.Wire == nil {
+			return "wire unavailable: " + why
+		}
+		return "wire stopped: " + why
+	}
+	w, iv := f.Wire, f.Interval
+	if w == nil {
+		if f.Mode == monitor.ModeLive {
+			return "wire off (-i IFACE captures it)"
+		}
+		return "no capture"
+	}
+	s := "wire " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	if iv != nil && iv.DurationSec > 0 {
+		s += " (" + trim(float64(iv.RoCEPackets)/iv.DurationSec) + "/s, " +
+			strconv.FormatFloat(float64(iv.Bytes)*8/iv.DurationSec/1e9, 'f', 2, 64) + " Gb/s)"
+	}
+	if w.KernelDrops != nil {
+		s += " drops " + optU(w.KernelDrops)
+	}
+	return s
+}
+
+func secs(s float64) string { return strconv.FormatFloat(s, 'f', 1, 64) + "s" }
 
 func (m Model) sevStyle(sev string) lipgloss.Style {
 	switch sev {

@@ -194,7 +194,9 @@ func (m Model) next() tea.Cmd {
 func emit(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
 // Update handles a message.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return m.update(msg) }
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -202,6 +204,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case FrameMsg:
 		m.frames++
+		m.loading = nil
 		f := msg.Frame
 		// A capture without host data opens on what it has: the flows,
 		// troubled first (unless the user already chose a view).
@@ -234,7 +237,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-func (m Model) key(k tea.KeyPressMsg) (tea.Model, tea.Cmd) {
+func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	km := m.keys
 	if k.String() == "ctrl+c" {
 		return m, tea.Quit

@@ -37,11 +37,28 @@ func (m Model) overview(h int) []string {
 		out = append(out, "  no host counters in this run (capture only)")
 	}
 	if wire := m.frame.Wire; wire != nil {
+		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 		t := &wire.Totals
-		out = append(out, "", clip("  WIRE  flows "+strconv.FormatUint(t.Flows, 10)+"  PSN gaps "+strconv.FormatUint(t.PSNGaps, 10)+
-			"  retx "+strconv.FormatUint(t.RetransmittedPackets, 10)+"  NAKs "+strconv.FormatUint(t.NAKs.Total(), 10)+
-			"  CNPs "+strconv.FormatUint(t.CNPs, 10)+"  ECN CE "+strconv.FormatUint(t.ECNCE, 10)+
+		out = append(out, "", clip("  WIRE  flows "+u(t.Flows)+"  PSN gaps "+u(t.PSNGaps)+
+			"  retx "+u(t.RetransmittedPackets)+"  NAKs "+u(t.NAKs.Total())+
+			"  CNPs "+u(t.CNPs)+"  ECN CE "+u(t.ECNCE)+
 			"  duration "+strconv.FormatFloat(wire.DurationSec, 'f', 2, 64)+"s", w))
+		if iv := m.frame.Interval; iv != nil && iv.DurationSec > 0 {
+			// The last tick: what is happening now, not since the start.
+			t := &iv.Totals
+			line := "  NOW   flows " + u(t.Flows) + "  " + trim(float64(iv.RoCEPackets)/iv.DurationSec) + " pkts/s  " +
+				strconv.FormatFloat(float64(iv.Bytes)*8/iv.DurationSec/1e9, 'f', 2, 64) + " Gb/s  gaps +" + u(t.PSNGaps) +
+				"  retx +" + u(t.RetransmittedPackets) + "  NAKs +" + u(t.NAKs.Total()) + "  CNPs +" + u(t.CNPs) +
+				"  CE +" + u(t.ECNCE)
+			if iv.KernelDrops != nil && *iv.KernelDrops > 0 {
+				line += "  capture drops +" + u(*iv.KernelDrops)
+			}
+			st := m.styles.Header
+			if t.PSNGaps+t.NAKs.Total()+t.ICRCErrors > 0 {
+				st = m.styles.Warning
+			}
+			out = append(out, m.paint(st, clip(line, w)))
+		}
 	}
 	if s != nil {
 		if errs := topErrors(s, 5); len(errs) > 0 {

@@ -14,8 +14,8 @@ import (
 
 func newDemoCmd() *cobra.Command {
 	var (
-		report, asJSON bool
-		seed           int64
+		out  outputFlags
+		seed int64
 	)
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -24,17 +24,30 @@ func newDemoCmd() *cobra.Command {
 simulated fabric whose counters and packets tell a story — healthy traffic,
 then PFC back-pressure on priority 3, ECN marks without CNPs, a QP dropping
 to ERR, loss with retransmissions, and recovery. The raw inputs go through
-the same sampler, capture analyser and rules as a live host.
+the same sampler, capture analyser, rules and pipeline as a live host.
 
 --report prints the story (each episode and the findings it raised);
 --json prints every frame as one JSON document per line.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			sc := demo.New(seed)
+			if err := out.check(); err != nil {
+				return err
+			}
 			w := cmd.OutOrStdout()
-			if asJSON {
+			if !out.json && !out.report && isTerminal(w) {
+				return runReplayTUI(cmd, monitor.ModeDemo, "demo", func() (*monitor.Run, error) {
+					cfg := demo.Config(seed)
+					cfg.Packets = screenPackets
+					return monitor.New(cfg)
+				})
+			}
+			r, err := demo.NewRun(seed)
+			if err != nil {
+				return err
+			}
+			if out.json {
 				enc := json.NewEncoder(w)
-				for f, err := range sc.Frames(cmd.Context()) {
+				for f, err := range r.Frames(cmd.Context()) {
 					if err != nil {
 						return err
 					}
@@ -42,23 +55,19 @@ the same sampler, capture analyser and rules as a live host.
 						return err
 					}
 				}
-				return nil
+				return cmd.Context().Err()
 			}
-			if !report && runTUI != nil && isTerminal(w) {
-				return runTUI(cmd, tuiSource{demo: sc})
-			}
-			return demoReport(cmd, w, sc)
+			return demoReport(cmd, w, r)
 		},
 	}
-	cmd.Flags().BoolVar(&report, "report", false, "print the story as text (the default when not on a terminal)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print every frame as JSON lines")
+	out.register(cmd, "the story")
 	cmd.Flags().Int64Var(&seed, "seed", demo.DefaultSeed, "jitter seed (the story is the same)")
 	return cmd
 }
 
 // demoReport tells the scenario: each phase, and the findings that were
 // active at its end.
-func demoReport(cmd *cobra.Command, w io.Writer, sc *demo.Scenario) error {
+func demoReport(cmd *cobra.Command, w io.Writer, r *monitor.Run) error {
 	var prev monitor.Frame
 	phase := ""
 	flush := func(f monitor.Frame) {
@@ -77,7 +86,7 @@ func demoReport(cmd *cobra.Command, w io.Writer, sc *demo.Scenario) error {
 			fmt.Fprintln(w, "  no active findings")
 		}
 	}
-	for f, err := range sc.Frames(cmd.Context()) {
+	for f, err := range r.Frames(cmd.Context()) {
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 )
@@ -19,23 +20,36 @@ import (
 func newRecordCmd() *cobra.Command {
 	var (
 		hf       hostFlags
+		wf       wireFlags
 		out      string
 		duration time.Duration
+		maxSize  int64
 	)
 	cmd := &cobra.Command{
-		Use:   "record -o FILE",
-		Short: "record what the host probes see, tick by tick, into a replayable bundle",
+		Use:   "record -o FILE [-i IFACE]",
+		Short: "record the host and the RoCE packets into one file (pcapng), tick by tick",
 		Long: `Record everything the probes read (sysfs and /proc files, ethtool -S,
-rtnetlink, RDMA netlink, DCB netlink, kernel log) every --interval into
-FILE (gzip-compressed when it ends in .gz). Each tick is flushed as it is
-written: Ctrl-C or a kill loses at most one tick. Replay it anywhere with
-rdmatop replay FILE. The format is in docs/bundle.md.`,
+rtnetlink, RDMA netlink, DCB netlink, kernel log) every --interval and,
+with -i, the RoCE packets captured on IFACE, on one timeline in one file:
+a pcapng that Wireshark and tshark open as is (they show the RoCE packets;
+the host ticks are custom blocks beside them). FILE is gzip-compressed when
+it ends in .gz. Each tick and the packets before it are flushed as they
+are written: Ctrl-C or a kill loses at most the tick being written.
+Replay it anywhere with rdmatop replay FILE or rdmatop check FILE. The
+format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usageError{fmt.Errorf("record needs -o FILE")}
 			}
-			if err := hf.check(); err != nil {
+			if err := hf.check(cmd); err != nil {
+				return err
+			}
+			if _, err := wf.config(); err != nil {
+				return err
+			}
+			pack, err := hf.pack()
+			if err != nil {
 				return err
 			}
 			f, err := os.OpenFile(out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -43,20 +57,29 @@ rdmatop replay FILE. The format is in docs/bundle.md.`,
 				return usageError{err}
 			}
 			defer f.Close()
-			src, closeSrc, _ := sampler.LiveSources(hf.root)
-			defer closeSrc()
+			hi := sampler.HostInfo(hf.root)
 			sel := ""
 			if hf.netdev != "" {
 				sel = "-i " + hf.netdev
 			} else if hf.device != "" {
 				sel = "-d " + hf.device
 			}
-			w, err := bundle.NewWriter(f, bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + version,
-				Host:     bundle.Host{Hostname: src.Host.Hostname, Kernel: src.Host.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
-				Interval: hf.interval.String(), Selection: sel}, strings.HasSuffix(out, ".gz"))
+			snap := uint32(capture.DefaultSnapLen)
+			if wf.snaplen > 0 {
+				snap = uint32(wf.snaplen)
+			}
+			w, err := bundle.NewPcapngWriter(f, bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + version,
+				Host:     bundle.Host{Hostname: hi.Hostname, Kernel: hi.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
+				Interval: hf.interval.String(), Selection: sel},
+				bundle.PcapngOptions{Gzip: strings.HasSuffix(out, ".gz"), Iface: hf.netdev, SnapLen: snap})
 			if err != nil {
 				return err
 			}
+			r, closeSrc, err := liveRun(&hf, &wf, pack, liveOpts{recorder: w})
+			if err != nil {
+				return err
+			}
+			defer closeSrc()
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if duration > 0 {
@@ -64,28 +87,40 @@ rdmatop replay FILE. The format is in docs/bundle.md.`,
 				ctx, cancel = context.WithTimeout(ctx, duration)
 				defer cancel()
 			}
-			rec := sampler.NewRecorder(src, sampler.Options{Netdev: hf.netdev, Device: hf.device})
-			ticks := 0
-			for {
-				_, tick, err := rec.Sample(ctx, time.Now())
+			ticks, why := 0, "stopped"
+			var packets uint64
+			var runErr error
+			for fr, err := range r.Frames(ctx) {
 				if err != nil {
-					return err
-				}
-				if err := w.WriteTick(tick); err != nil {
-					return err
+					runErr = err
+					break
 				}
 				ticks++
-				select {
-				case <-ctx.Done():
-					fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: recorded %d ticks to %s\n", ticks, out)
-					return w.Close()
-				case <-time.After(hf.interval):
+				if fr.Wire != nil {
+					packets = fr.Wire.Packets
+				}
+				if ticks == 1 && fr.WireStatus != nil && fr.WireStatus.State != "ok" {
+					fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: recording the host only: %s: %s\n", fr.WireStatus.Source, fr.WireStatus.Detail)
+				}
+				if maxSize > 0 && w.Size() >= maxSize {
+					why = fmt.Sprintf("--max-size %d reached", maxSize)
+					break
 				}
 			}
+			if duration > 0 && ctx.Err() == context.DeadlineExceeded {
+				why = "--duration " + duration.String() + " reached"
+			}
+			if err := w.Close(); err != nil && runErr == nil {
+				runErr = err
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: %s: recorded %d ticks and %d packets to %s (%d bytes)\n", why, ticks, packets, out, w.Size())
+			return runErr
 		},
 	}
 	hf.register(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "bundle file to write (must not exist; .gz compresses)")
+	wf.registerLive(cmd, true)
+	cmd.Flags().StringVarP(&out, "output", "o", "", "file to write (must not exist; .gz compresses)")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until Ctrl-C)")
+	cmd.Flags().Int64Var(&maxSize, "max-size", 0, "stop once the file reaches this many bytes (checked after each tick)")
 	return cmd
 }

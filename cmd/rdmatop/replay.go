@@ -1,174 +1,293 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/rdmatop/rdmatop/monitor"
-	"github.com/rdmatop/rdmatop/rules"
-
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
-type analysisFlags struct {
-	report   bool
-	json     bool
-	pmtu     int
-	maxFlows int
-	noICRC   bool
-	maxAnoms int
-	rules    string
-}
-
-func (f *analysisFlags) register(cmd *cobra.Command) {
-	cmd.Flags().BoolVar(&f.report, "report", false, "print a text report (the default until the TUI lands)")
-	cmd.Flags().BoolVar(&f.json, "json", false, "print the analysis as one JSON document")
-	cmd.Flags().IntVar(&f.pmtu, "pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048, 4096) for counting READ PSNs; default: inferred from the traffic")
-	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
-	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
-	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification")
-	cmd.Flags().StringVar(&f.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
-}
-
-func (f *analysisFlags) config() (capture.Config, error) {
-	switch f.pmtu {
-	case 0, 256, 512, 1024, 2048, 4096:
-	default:
-		return capture.Config{}, usageError{fmt.Errorf("--pmtu %d: the IB path MTU is one of 256, 512, 1024, 2048, 4096", f.pmtu)}
-	}
-	if f.json && f.report {
-		return capture.Config{}, usageError{errors.New("--json and --report are exclusive")}
-	}
-	return capture.Config{
-		TrackerConfig: capture.TrackerConfig{PMTU: f.pmtu, MaxFlows: f.maxFlows, MaxAnomalies: f.maxAnoms},
-		NoICRC:        f.noICRC,
-	}, nil
-}
-
 func newReplayCmd() *cobra.Command {
-	var fl analysisFlags
+	var (
+		hf  hostFlags // --interval and --rules only
+		wf  wireFlags
+		out outputFlags
+	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE",
-		Short: "analyse a capture file (pcap/pcapng, optionally gzip) or play back a recorded bundle",
-		Long: `Analyse the RoCE traffic in a capture file: decode every RoCEv2 (UDP 4791)
-and RoCEv1 (EtherType 0x8915) packet and follow each queue pair's PSN stream:
-gaps, retransmissions, NAKs, RNR NAKs, CNPs, ECN marks, ICRC errors and
-request-to-ACK round trips. Flows that show trouble are listed first.
+		Short: "replay a capture file (pcap/pcapng, optionally gzip) or a recording, as a timeline",
+		Long: `Replay a capture or an rdmatop recording through the same pipeline as a
+live host. Every RoCEv2 (UDP 4791) and RoCEv1 (EtherType 0x8915) packet is
+decoded and each queue pair's PSN stream followed: gaps, retransmissions,
+NAKs, RNR NAKs, CNPs, ECN marks, ICRC errors and request-to-ACK round
+trips. A capture is cut into intervals of capture time (--interval; a
+capture shorter than a few seconds gets finer ones unless --interval is
+given), a recording into its recorded ticks, so the screen steps through
+the incident: when the loss started, whether the CNPs came before it.
 
-A damaged file is analysed up to the damage; the error names the record and
-byte offset, and the exit status is 2.`,
+--report prints the whole-capture summary and the findings with when they
+were first and last seen; --json the same as one JSON document, with a
+per-interval "series". A damaged file is analysed up to the damage; the
+error names the record and byte offset, and the exit status is 2.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := fl.config()
+			hf.intervalSet = cmd.Flags().Changed("interval")
+			if hf.interval < time.Microsecond || hf.interval > 24*time.Hour {
+				return usageError{fmt.Errorf("--interval %v: between 1µs and 24h", hf.interval)}
+			}
+			if err := out.check(); err != nil {
+				return err
+			}
+			pack, err := hf.pack()
 			if err != nil {
 				return err
 			}
-			tui := !fl.json && !fl.report && isTerminal(cmd.OutOrStdout())
-			if isBundleFile(args[0]) {
-				if tui {
-					frames, err := bundleFrames(cmd.Context(), args[0], fl.rules)
-					if err != nil {
-						return usageError{err}
-					}
-					return runTUI(cmd, tuiSource{frames: frames})
-				}
-				return replayBundle(cmd.Context(), cmd.OutOrStdout(), args[0], fl.json)
+			screen := !out.json && !out.report && isTerminal(cmd.OutOrStdout())
+			packets := 0
+			if screen {
+				packets = screenPackets
 			}
-			pack, perr := rules.WithDir(fl.rules)
-			if perr != nil {
-				return usageError{perr}
-			}
-			if tui {
-				// The screen opens at once and shows the reading's progress.
-				path := args[0]
-				return runTUI(cmd, tuiSource{label: path, load: func(progress func(done, total int64)) ([]monitor.Frame, error) {
-					sum, pkts, err := analyzeWithPackets(path, cfg, progress)
-					if sum == nil {
-						return nil, err
-					}
-					fs := oneShot(pack, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
-					return []monitor.Frame{{Time: lastTime(sum), Mode: monitor.ModeReplay, Total: 1, Source: path,
-						Wire: sum, Packets: pkts, Findings: fs}}, nil
-				}})
-			}
-			sum, _, err := analyzeWithPackets(args[0], cfg, nil)
-			if sum == nil {
+			open, kind, err := replayOpener(args[0], &hf, &wf, pack, packets)
+			if err != nil {
 				return err
 			}
-			// The wire rules run on every replay: findings come with the analysis.
-			fs := oneShot(pack, rules.Frame{Time: lastTime(sum), Wire: sum}).Findings
-			if perr := printReplay(cmd.OutOrStdout(), sum, fs, fl.json); perr != nil {
-				return perr
+			if screen {
+				return runReplayTUI(cmd, monitor.ModeReplay, args[0], open)
 			}
-			return err
+			r, err := open()
+			if err != nil {
+				return usageError{err}
+			}
+			if kind == kindBundle {
+				return replayBundle(cmd, r, out.json)
+			}
+			return replayCapture(cmd, r, out.json)
 		},
 	}
-	fl.register(cmd)
+	cmd.Flags().DurationVar(&hf.interval, "interval", time.Second, "timeline step for a capture (default 1s, finer for a short capture)")
+	cmd.Flags().StringVar(&hf.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
+	wf.registerAnalysis(cmd)
+	out.register(cmd, "the analysis")
 	return cmd
 }
 
-// analyzeWithPackets is capture.AnalyzeFile keeping the analyzer's ring of
-// recent packets, which the flows view lists per flow.
-func analyzeWithPackets(path string, cfg capture.Config, progress func(done, total int64)) (*capture.Summary, []capture.PacketLine, error) {
-	src, err := capture.OpenFile(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer src.Close()
-	a := capture.NewAnalyzer(cfg)
-	stop := make(chan struct{})
-	if progress != nil {
-		go func() {
-			t := time.NewTicker(100 * time.Millisecond)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					progress(src.Progress())
-				}
-			}
-		}()
-	}
-	runErr := a.Run(src)
-	close(stop)
-	s := a.Summary()
-	s.File, s.Format, s.Compressed = path, string(src.Format), src.Compressed
-	s.LinkType, s.Snaplen = capture.LinkName(src.LinkType()), src.Snaplen
-	if runErr != nil {
-		s.Error = runErr.Error()
-	}
-	return s, a.Tracker().Recent(0, 4096), runErr
+// seriesPoint is one interval of a replay in `--json`'s "series".
+type seriesPoint struct {
+	Seq         int            `json:"seq"`
+	Time        time.Time      `json:"time"`       // the interval's end
+	IntervalS   float64        `json:"interval_s"` // its length
+	Packets     uint64         `json:"packets"`
+	RoCEPackets uint64         `json:"roce_packets"`
+	Bytes       uint64         `json:"bytes"`
+	Gbps        float64        `json:"gbps"`
+	Flows       uint64         `json:"flows"` // flows that moved in the interval
+	Totals      capture.Totals `json:"totals"`
+	// Findings that held in the interval (rule and objects).
+	Findings []pointFinding `json:"findings"`
 }
 
-// replayDoc is the JSON of `rdmatop replay CAPTURE --json`: the analysis
-// with the findings of the wire rules.
+type pointFinding struct {
+	Rule     string            `json:"rule"`
+	Severity rules.Severity    `json:"severity"`
+	Objects  map[string]string `json:"objects"`
+}
+
+func point(f *monitor.Frame) seriesPoint {
+	p := seriesPoint{Seq: f.Seq, Time: f.Time, IntervalS: f.IntervalS, Findings: []pointFinding{}}
+	if iv := f.Interval; iv != nil {
+		p.IntervalS = iv.DurationSec
+		p.Packets, p.RoCEPackets, p.Bytes, p.Flows, p.Totals = iv.Packets, iv.RoCEPackets, iv.Bytes, iv.Totals.Flows, iv.Totals
+		if iv.DurationSec > 0 {
+			p.Gbps = float64(iv.Bytes) * 8 / iv.DurationSec / 1e9
+		}
+	}
+	for _, fd := range f.Findings {
+		if !fd.Resolved && fd.LastSeen.Equal(f.Time) {
+			p.Findings = append(p.Findings, pointFinding{fd.Rule, fd.Severity, fd.Objects})
+		}
+	}
+	return p
+}
+
+// replayDoc is the rest of `rdmatop replay CAPTURE --json` after the
+// series: the whole-capture analysis with the findings.
 type replayDoc struct {
 	*capture.Summary
 	Findings []rules.Finding `json:"findings"`
 }
 
-func printReplay(w io.Writer, s *capture.Summary, fs []rules.Finding, asJSON bool) error {
-	if fs == nil {
-		fs = []rules.Finding{}
-	}
+// replayCapture plays a capture to its end: --json streams the series
+// interval by interval, then the whole-capture analysis and the findings;
+// --report prints the summary.
+func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
+	w := cmd.OutOrStdout()
+	var js *jsonStream
 	if asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(replayDoc{Summary: s, Findings: fs})
+		js = newJSONStream(w)
+		js.openArray("series")
 	}
-	if err := capture.WriteReport(w, s, capture.ReportOptions{}); err != nil {
+	for f, err := range r.Frames(cmd.Context()) {
+		if err != nil {
+			break // Result says what stopped the replay
+		}
+		if js != nil {
+			js.elem(point(&f))
+		}
+	}
+	if err := cmd.Context().Err(); err != nil {
 		return err
 	}
-	if len(fs) > 0 {
-		fmt.Fprintln(w, "\nfindings")
-		writeFindings(w, checkResult{Findings: fs})
+	res := r.Result()
+	if js != nil {
+		js.closeArray()
+		if err := js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings}); err != nil {
+			return err
+		}
+	} else if err := printCaptureReport(w, res); err != nil {
+		return err
+	}
+	if res.Err != nil {
+		return usageError{res.Err}
 	}
 	return nil
+}
+
+func printCaptureReport(w io.Writer, res monitor.Result) error {
+	if err := capture.WriteReport(w, res.Wire, capture.ReportOptions{}); err != nil {
+		return err
+	}
+	if len(res.Findings) > 0 {
+		fmt.Fprintln(w, "\nfindings")
+		writeFindings(w, checkResult{Findings: res.Findings})
+	}
+	return nil
+}
+
+// replayBundle plays a recording: --json streams every tick's snapshot,
+// then the series of its capture (a version 2 recording), the whole
+// capture's analysis and the findings; --report tells the story.
+func replayBundle(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
+	w := cmd.OutOrStdout()
+	tape := r.Tape().(*monitor.BundleTape)
+	var js *jsonStream
+	if asJSON {
+		js = newJSONStream(w)
+		js.field("bundle", tape.Header())
+		js.openArray("snapshots")
+	}
+	rep := bundleStory{}
+	var series []seriesPoint
+	for f, err := range r.Frames(cmd.Context()) {
+		if err != nil {
+			break
+		}
+		if js != nil {
+			js.elem(f.Snapshot)
+		}
+		if f.Interval != nil {
+			series = append(series, point(&f))
+		}
+		rep.add(&f)
+	}
+	if err := cmd.Context().Err(); err != nil {
+		return err
+	}
+	res := r.Result()
+	if js != nil {
+		js.closeArray()
+		if series != nil {
+			js.field("series", series)
+		}
+		if err := js.rest(bundleDoc{Truncated: tape.Truncated(), Wire: res.Wire, Findings: res.Findings,
+			Rules: res.Rules}); err != nil {
+			return err
+		}
+	} else {
+		rep.write(w, tape, res)
+	}
+	if res.Err != nil {
+		return usageError{res.Err}
+	}
+	return nil
+}
+
+// bundleDoc ends the JSON of `rdmatop replay BUNDLE --json`.
+type bundleDoc struct {
+	Truncated bool              `json:"truncated,omitempty"` // the last tick was cut (recorder killed)
+	Wire      *capture.Summary  `json:"wire,omitempty"`      // the recording's capture, whole
+	Findings  []rules.Finding   `json:"findings"`
+	Rules     []rules.RuleState `json:"rules"`
+}
+
+// bundleStory gathers what a recording's text report tells: its ticks,
+// the last snapshot and the events (at most maxStoryEvents).
+type bundleStory struct {
+	ticks   int
+	last    *probes.Snapshot
+	events  []probes.Event
+	dropped int
+}
+
+const maxStoryEvents = 1000
+
+func (b *bundleStory) add(f *monitor.Frame) {
+	b.ticks++
+	if f.Snapshot == nil {
+		return
+	}
+	b.last = f.Snapshot
+	for _, e := range f.Snapshot.Events {
+		if len(b.events) < maxStoryEvents {
+			b.events = append(b.events, e)
+		} else {
+			b.dropped++
+		}
+	}
+}
+
+func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.Result) {
+	h := tape.Header()
+	fmt.Fprintf(w, "bundle   %s %s, recorded %s by %s, every %s, %d ticks (format version %d)\n", sanitize(h.Host.Hostname),
+		sanitize(h.Host.Kernel), h.Created.Format("2006-01-02 15:04:05Z07:00"), sanitize(h.Tool), h.Interval, b.ticks, h.Version)
+	if tape.Truncated() {
+		fmt.Fprintln(w, "note     the last tick was cut short (the recorder was killed); it is left out")
+	}
+	if b.last != nil {
+		fmt.Fprintln(w, "\nports (last tick)")
+		for _, p := range b.last.Ports {
+			rate := "-"
+			if p.Traffic.RxBytesPerSec != nil && p.Traffic.TxBytesPerSec != nil {
+				rate = fmt.Sprintf("rx %.3f Gb/s tx %.3f Gb/s", *p.Traffic.RxBytesPerSec*8/1e9, *p.Traffic.TxBytesPerSec*8/1e9)
+			}
+			fmt.Fprintf(w, "  %s/%d %-6s %s/%s %s %s\n", sanitize(p.Device), p.Port, sanitize(p.Netdev), p.State, p.PhysState, p.Rate, rate)
+		}
+	}
+	fmt.Fprintln(w, "\nevents")
+	for _, e := range b.events {
+		fmt.Fprintf(w, "  %s %-8s %-16s %s %s\n", e.Time.Format("15:04:05.000"), e.Severity, e.Kind, sanitize(e.Device), sanitize(e.Detail))
+	}
+	if len(b.events) == 0 {
+		fmt.Fprintln(w, "  none")
+	}
+	if b.dropped > 0 {
+		fmt.Fprintf(w, "  … and %d more (see --json)\n", b.dropped)
+	}
+	if b.last != nil {
+		fmt.Fprintln(w, "\nsources (last tick)")
+		for _, st := range b.last.Status {
+			fmt.Fprintf(w, "  %-14s %s %s\n", sanitize(st.Source), st.State, sanitize(st.Detail))
+		}
+	}
+	if res.Wire != nil {
+		fmt.Fprintln(w, "\ncapture")
+		capture.WriteReport(w, res.Wire, capture.ReportOptions{MaxFlows: 20, MaxAnomalies: 20}) //nolint:errcheck // w's errors show on the next write
+	}
+	fmt.Fprintln(w, "\nfindings")
+	writeFindings(w, checkResult{Findings: res.Findings, Rules: res.Rules})
 }

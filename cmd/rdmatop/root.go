@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 
-	"github.com/rdmatop/rdmatop/rules"
-
 	"github.com/spf13/cobra"
 )
 
@@ -14,6 +12,7 @@ var version = "dev"
 func newRootCmd() *cobra.Command {
 	var (
 		hf     hostFlags
+		wf     wireFlags
 		once   bool
 		asJSON bool
 	)
@@ -22,40 +21,42 @@ func newRootCmd() *cobra.Command {
 		Short: "top for RoCE and RDMA: counters, QPs, the wire and a diagnosis",
 		Long: `rdmatop shows what a RoCE/RDMA host is doing and what is wrong with it.
 
-  rdmatop replay FILE --report     analyse a pcap/pcapng capture (also .gz)
-  rdmatop replay FILE --json       the same analysis as one JSON document
-  sudo rdmatop capture -i eth0     capture RoCE live (AF_PACKET) and report
-  rdmatop --once --json [-i eth0]  one snapshot of the host: ports, counters and rates,
-                                   PFC, congestion, QPs, events, config, probe status
-  rdmatop record -o FILE           record what the probes see, tick by tick
+  sudo rdmatop -i eth0             the screen: ports, PFC, congestion, QPs, events and
+                                   the RoCE packets on eth0, with a diagnosis
+  rdmatop replay FILE              a pcap/pcapng capture or a recording, as a timeline
+  rdmatop replay FILE --report     the same analysis as text (--json: as JSON)
+  rdmatop --once --json [-i eth0]  one snapshot of the host (and the wire), as JSON
   rdmatop check [FILE]             what is wrong and what to do (exit 1 on warnings)
+  rdmatop record -o FILE [-i eth0] record the host and the wire into one file
+  sudo rdmatop capture -i eth0     capture RoCE live and report, like replay
   rdmatop rules                    the diagnosis rules
   rdmatop demo                     a built-in scenario, no hardware needed`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := hf.check(); err != nil {
+			if err := hf.check(cmd); err != nil {
 				return err
 			}
-			if !once {
-				if !isTerminal(cmd.OutOrStdout()) {
-					return usageError{errors.New("the interactive screen needs a terminal: use --once --json, check, record, replay or capture")}
-				}
-				p, err := rules.WithDir(hf.rules)
-				if err != nil {
-					return usageError{err}
-				}
-				return runTUI(cmd, tuiSource{root: hf.root, netdev: hf.netdev, device: hf.device, interval: hf.interval, pack: p})
+			pack, err := hf.pack()
+			if err != nil {
+				return err
 			}
-			if !asJSON {
-				return usageError{errors.New("--once needs --json for now (the text view comes with the screen)")}
+			if once {
+				if !asJSON {
+					return usageError{errors.New("--once needs --json (the text view is the screen)")}
+				}
+				return runOnce(cmd, &hf, &wf, pack)
 			}
-			return runOnce(cmd.Context(), cmd.OutOrStdout(), hf)
+			if !isTerminal(cmd.OutOrStdout()) {
+				return usageError{errors.New("the interactive screen needs a terminal: use --once --json, check, record, replay or capture")}
+			}
+			return runLiveTUI(cmd, &hf, &wf, pack)
 		},
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	hf.register(root)
+	wf.registerLive(root, true)
 	root.PersistentFlags().StringVar(&theme, "theme", "dark", "screen colours: dark or light (NO_COLOR in the environment turns colour off)")
 	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
 	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")

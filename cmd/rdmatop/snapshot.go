@@ -3,91 +3,59 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
-// hostFlags select what the host probes look at.
-type hostFlags struct {
-	netdev, device, root string
-	interval             time.Duration
-	rules                string
-}
-
-func (h *hostFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&h.netdev, "interface", "i", "", "only the RDMA port(s) of this netdev (e.g. eth0)")
-	cmd.Flags().StringVarP(&h.device, "device", "d", "", "only this RDMA device (e.g. mlx5_0)")
-	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
-	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
-	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
-}
-
-func (h *hostFlags) check() error {
-	if h.interval < 10*time.Millisecond || h.interval > time.Hour {
-		return usageError{fmt.Errorf("--interval %v: between 10ms and 1h", h.interval)}
-	}
-	if h.netdev != "" && h.device != "" {
-		return usageError{errors.New("-i and -d are exclusive")}
-	}
-	if st, err := os.Stat(h.root); err != nil || !st.IsDir() {
-		return usageError{fmt.Errorf("--root %s: not a directory", h.root)}
-	}
-	return nil
-}
-
-// runOnce prints one snapshot: two samples --interval apart, so that every
-// counter has a rate.
-func runOnce(ctx context.Context, w io.Writer, h hostFlags) error {
-	snap, err := sampleTwice(ctx, h)
+// twoSamples runs the host (and the wire, with -i) for two ticks
+// --interval apart and returns the second: every counter has a rate and
+// the wire holds what was captured between them. The rules judge that
+// tick alone, every rule firing as soon as its condition holds.
+func twoSamples(ctx context.Context, h *hostFlags, w *wireFlags, pack *rules.Pack) (monitor.Frame, error) {
+	r, closeSrc, err := liveRun(h, w, pack, liveOpts{ticks: 2, warmup: 1, oneShot: true})
 	if err != nil {
-		return err
+		return monitor.Frame{}, err
 	}
-	p, err := rules.WithDir(h.rules)
-	if err != nil {
-		return usageError{err}
-	}
-	res := oneShot(p, rules.Frame{Time: snap.Time, Snapshot: snap, Live: h.root == "/"})
-	return writeSnapshot(w, snap, res)
-}
-
-// sampleTwice samples the host twice --interval apart, so that every
-// counter has a rate, and returns the second snapshot.
-func sampleTwice(ctx context.Context, h hostFlags) (*probes.Snapshot, error) {
-	src, closeSrc, _ := sampler.LiveSources(h.root)
 	defer closeSrc()
-	s := sampler.New(src, sampler.Options{Netdev: h.netdev, Device: h.device})
-	now := time.Now()
-	s.Sample(ctx, now)
-	select {
-	case <-time.After(h.interval):
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	var last monitor.Frame
+	for f, err := range r.Frames(ctx) {
+		if err != nil {
+			return monitor.Frame{}, err
+		}
+		last = f
 	}
-	return s.Sample(ctx, now.Add(h.interval)), nil
+	if err := ctx.Err(); err != nil {
+		return monitor.Frame{}, err
+	}
+	return last, nil
 }
 
 // snapshotDoc is the JSON of `rdmatop --once --json`: the snapshot, the
+// wire analysis of the interval between the two samples (with -i), the
 // findings and how every rule fared.
 type snapshotDoc struct {
 	*probes.Snapshot
+	Wire     *capture.Summary  `json:"wire,omitempty"`
 	Findings []rules.Finding   `json:"findings"`
 	Rules    []rules.RuleState `json:"rules"`
 }
 
-func writeSnapshot(w io.Writer, snap *probes.Snapshot, res rules.Result) error {
-	if res.Findings == nil {
-		res.Findings = []rules.Finding{}
+func runOnce(cmd *cobra.Command, h *hostFlags, w *wireFlags, pack *rules.Pack) error {
+	f, err := twoSamples(cmd.Context(), h, w, pack)
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
+	return writeSnapshot(cmd.OutOrStdout(), f)
+}
+
+func writeSnapshot(out io.Writer, f monitor.Frame) error {
+	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(snapshotDoc{Snapshot: snap, Findings: res.Findings, Rules: res.Rules})
+	return enc.Encode(snapshotDoc{Snapshot: f.Snapshot, Wire: f.Interval, Findings: f.Findings, Rules: f.Rules})
 }

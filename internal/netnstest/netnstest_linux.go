@@ -153,3 +153,11 @@ func (s *Sender) Send(t testing.TB, n, size int) uint64 {
 }
 
 func htons(v uint16) uint16 { return v<<8 | v>>8 }
+
+// SendFrame sends one whole Ethernet frame as is.
+func (s *Sender) SendFrame(t testing.TB, frame []byte) {
+	t.Helper()
+	if err := unix.Sendto(s.fd, frame, 0, s.sa); err != nil {
+		t.Fatalf("send a %d-byte frame: %v", len(frame), err)
+	}
+}

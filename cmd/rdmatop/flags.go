@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// hostFlags select what the host probes look at.
+type hostFlags struct {
+	netdev, device, root string
+	interval             time.Duration
+	intervalSet          bool
+	rules                string
+}
+
+func (h *hostFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&h.netdev, "interface", "i", "", "only the RDMA port(s) of this netdev (e.g. eth0), and capture RoCE on it")
+	cmd.Flags().StringVarP(&h.device, "device", "d", "", "only this RDMA device (e.g. mlx5_0)")
+	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
+	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
+	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
+}
+
+func (h *hostFlags) check(cmd *cobra.Command) error {
+	h.intervalSet = cmd.Flags().Changed("interval")
+	if h.interval < 10*time.Millisecond || h.interval > time.Hour {
+		return usageError{fmt.Errorf("--interval %v: between 10ms and 1h", h.interval)}
+	}
+	if h.netdev != "" && h.device != "" {
+		return usageError{errors.New("-i and -d are exclusive")}
+	}
+	if st, err := os.Stat(h.root); err != nil || !st.IsDir() {
+		return usageError{fmt.Errorf("--root %s: not a directory", h.root)}
+	}
+	return nil
+}
+
+func (h *hostFlags) pack() (*rules.Pack, error) {
+	p, err := rules.WithDir(h.rules)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return p, nil
+}
+
+// wireFlags tune the capture analysis, live or replayed.
+type wireFlags struct {
+	pmtu      int
+	maxFlows  int
+	maxAnoms  int
+	noICRC    bool
+	noCapture bool
+	snaplen   int
+	promisc   bool
+}
+
+// registerAnalysis adds the flags of the capture analysis.
+func (f *wireFlags) registerAnalysis(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.pmtu, "pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048, 4096) for counting READ PSNs; default: inferred from the traffic")
+	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
+	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
+	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification")
+}
+
+// registerLive adds the flags of a live capture as well.
+func (f *wireFlags) registerLive(cmd *cobra.Command, optional bool) {
+	f.registerAnalysis(cmd)
+	if optional {
+		cmd.Flags().BoolVar(&f.noCapture, "no-capture", false, "with -i: do not capture RoCE on the interface (host probes only)")
+	}
+	cmd.Flags().IntVar(&f.snaplen, "snaplen", 0, "bytes kept per captured frame (default: whole frames, so ICRCs can be verified; 128 keeps headers only)")
+	cmd.Flags().BoolVar(&f.promisc, "promisc", false, "put the interface in promiscuous mode while capturing")
+}
+
+func (f *wireFlags) config() (capture.Config, error) {
+	switch f.pmtu {
+	case 0, 256, 512, 1024, 2048, 4096:
+	default:
+		return capture.Config{}, usageError{fmt.Errorf("--pmtu %d: the IB path MTU is one of 256, 512, 1024, 2048, 4096", f.pmtu)}
+	}
+	if f.snaplen != 0 && f.snaplen < capture.MinSnapLen {
+		return capture.Config{}, usageError{fmt.Errorf("--snaplen %d: at least %d bytes are needed for the RoCE headers", f.snaplen, capture.MinSnapLen)}
+	}
+	return capture.Config{
+		TrackerConfig: capture.TrackerConfig{PMTU: f.pmtu, MaxFlows: f.maxFlows, MaxAnomalies: f.maxAnoms},
+		NoICRC:        f.noICRC,
+	}, nil
+}
+
+// outputFlags are --report and --json.
+type outputFlags struct{ report, json bool }
+
+func (o *outputFlags) register(cmd *cobra.Command, what string) {
+	cmd.Flags().BoolVar(&o.report, "report", false, "print "+what+" as text (the default when not on a terminal)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print "+what+" as JSON")
+}
+
+func (o *outputFlags) check() error {
+	if o.json && o.report {
+		return usageError{errors.New("--json and --report are exclusive")}
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rdmatop/rdmatop/rules"
+	"github.com/rdmatop/rdmatop/ui"
+)
+
+// sanitize makes outside strings safe for a terminal.
+func sanitize(s string) string { return ui.Sanitize(s) }
+
+// checkResult is the JSON of `rdmatop check --json`.
+type checkResult struct {
+	Source   string            `json:"source"` // live, capture FILE, bundle FILE
+	Findings []rules.Finding   `json:"findings"`
+	Rules    []rules.RuleState `json:"rules"`
+	Worst    string            `json:"worst,omitempty"`
+}
+
+func writeFindings(w io.Writer, res checkResult) {
+	if res.Source != "" {
+		fmt.Fprintf(w, "rdmatop check: %s\n", sanitize(res.Source))
+	}
+	if len(res.Findings) == 0 {
+		fmt.Fprintln(w, "\nno findings")
+	}
+	for _, f := range res.Findings {
+		state := ""
+		if f.Resolved {
+			state = " (resolved)"
+		}
+		fmt.Fprintf(w, "\n%s %s [%s]%s\n", strings.ToUpper(string(f.Severity)), sanitize(f.Title), f.Rule, state)
+		fmt.Fprintf(w, "  on       %s\n", sanitize(objects(f.Objects)))
+		if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
+			fmt.Fprintf(w, "  seen     %s\n", seen)
+		}
+		fmt.Fprintf(w, "  evidence %s\n", sanitize(f.Evidence))
+		fmt.Fprintf(w, "  cause    %s\n", sanitize(strings.TrimSpace(f.Cause)))
+		for i, c := range f.Confirm {
+			lead := "  confirm  "
+			if i > 0 {
+				lead = "           "
+			}
+			fmt.Fprintf(w, "%s%s\n", lead, c)
+		}
+		for i, c := range f.Fix {
+			lead := "  fix      "
+			if i > 0 {
+				lead = "           "
+			}
+			fmt.Fprintf(w, "%s%s\n", lead, c)
+		}
+		if len(f.Docs) > 0 {
+			fmt.Fprintf(w, "  docs     %s\n", strings.Join(f.Docs, ", "))
+		}
+	}
+	var cannot []string
+	for _, r := range res.Rules {
+		if r.State == "cannot_evaluate" {
+			cannot = append(cannot, r.Rule)
+		}
+	}
+	if len(cannot) > 0 {
+		sort.Strings(cannot)
+		fmt.Fprintf(w, "\ncannot evaluate here (data not available; see --json for why): %s\n", strings.Join(cannot, ", "))
+	}
+}
+
+// seenSpan says when a finding held: "03:00:12.345 to 03:00:14.001 UTC
+// (1.656 s)", one time when it held once, "" when unknown.
+func seenSpan(first, last time.Time) string {
+	if first.IsZero() {
+		return ""
+	}
+	const layout = "2006-01-02 15:04:05.000"
+	if !last.After(first) {
+		return first.UTC().Format(layout) + " UTC"
+	}
+	return first.UTC().Format(layout) + " to " + last.UTC().Format("15:04:05.000") + " UTC (" +
+		last.Sub(first).Round(time.Millisecond).String() + ")"
+}
+
+func objects(m map[string]string) string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var out []string
+	for _, k := range ks {
+		out = append(out, k+"="+m[k])
+	}
+	if len(out) == 0 {
+		return "host"
+	}
+	return strings.Join(out, " ")
+}
+
+// writeJSON prints v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/sampler"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// liveOpts pick a live run's sources beyond the flags.
+type liveOpts struct {
+	noHost   bool                 // capture only (rdmatop capture)
+	needWire bool                 // a capture that cannot open is an error, not a status
+	recorder *bundle.PcapngWriter // record: raw host ticks and packets
+	ticks    int
+	warmup   int
+	oneShot  bool
+	packets  int // recent packets per Frame (the screen)
+}
+
+// liveRun builds a live run from the flags: the host probes (unless
+// noHost) and, with -i and without --no-capture, the wire on that
+// interface. close releases the sources the run does not own.
+func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor.Run, func(), error) {
+	acfg, err := w.config()
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg := monitor.Config{Mode: monitor.ModeLive, Interval: h.interval, Pack: pack, Analysis: acfg,
+		Ticks: o.ticks, Warmup: o.warmup, OneShot: o.oneShot, Packets: o.packets, Source: "live"}
+	closeSrc := func() {}
+	if !o.noHost {
+		src, c, _ := sampler.LiveSources(h.root)
+		closeSrc = c
+		opt := sampler.Options{Netdev: h.netdev, Device: h.device}
+		if o.recorder != nil {
+			cfg.Host = monitor.RecorderHost{R: sampler.NewRecorder(src, opt)}
+		} else {
+			cfg.Host = monitor.SamplerHost{S: sampler.New(src, opt)}
+		}
+		if h.root != "/" {
+			cfg.Source = "root " + h.root
+		}
+	}
+	if h.netdev != "" && !w.noCapture {
+		cfg.WireName = h.netdev
+		src, err := capture.OpenLive(h.netdev, capture.LiveOptions{SnapLen: w.snaplen, Promiscuous: w.promisc})
+		switch {
+		case err == nil:
+			cfg.Wire = src
+		case o.needWire:
+			closeSrc()
+			return nil, nil, err
+		default:
+			// The host still runs; every Frame says why there is no wire.
+			cfg.WireErr = err
+		}
+	}
+	if o.recorder != nil {
+		cfg.Recorder = o.recorder
+	}
+	r, err := monitor.New(cfg)
+	if err != nil {
+		closeSrc()
+		if cfg.Wire != nil {
+			cfg.Wire.Close()
+		}
+		return nil, nil, err
+	}
+	return r, closeSrc, nil
+}
+
+// fileKind says what a replayed file holds.
+type fileKind int
+
+const (
+	kindCapture fileKind = iota
+	kindBundle
+)
+
+// sniffFile tells an rdmatop recording (either version, plain or gzip)
+// from a capture. A version 2 recording is also a valid pcapng capture:
+// the recording is tried first.
+func sniffFile(path string) (fileKind, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, usageError{err}
+	}
+	defer f.Close()
+	head := make([]byte, bundle.SniffLen)
+	n, _ := io.ReadFull(f, head)
+	if _, ok := bundle.Sniff(head[:n]); ok {
+		return kindBundle, nil
+	}
+	return kindCapture, nil
+}
+
+// replayOpener returns a function that opens a new run of the recording
+// at path each time it is called (a Timeline replays from the start to go
+// back), and what the file is.
+func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, packets int) (func() (*monitor.Run, error), fileKind, error) {
+	acfg, err := w.config()
+	if err != nil {
+		return nil, 0, err
+	}
+	kind, err := sniffFile(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	open := func() (*monitor.Run, error) {
+		var tape monitor.Tape
+		if kind == kindBundle {
+			t, err := monitor.OpenBundle(path)
+			if err != nil {
+				return nil, err
+			}
+			tape = t
+		} else {
+			t, err := monitor.OpenCapture(path)
+			if err != nil {
+				return nil, err
+			}
+			tape = t
+		}
+		return monitor.New(monitor.Config{Mode: monitor.ModeReplay, Source: path, Tape: tape, Pack: pack,
+			Analysis: acfg, Interval: iv.interval, AutoInterval: !iv.intervalSet, Packets: packets})
+	}
+	// Open once now, so that a missing or unreadable file is a usage error
+	// before any screen opens.
+	r, err := open()
+	if err != nil {
+		return nil, 0, usageError{fmt.Errorf("%w", err)}
+	}
+	first := r
+	return func() (*monitor.Run, error) {
+		if first != nil {
+			r := first
+			first = nil
+			return r, nil
+		}
+		return open()
+	}, kind, nil
+}

@@ -1,0 +1,18 @@
+// Package monitor is rdmatop's pipeline, written once: a run is its
+// sources — the host (a live sampler, or a recording), the wire (a live
+// AF_PACKET capture, or a capture file), both or neither — the rule engine
+// and one clock, and it yields Frames. Every front end (the screen,
+// --once --json, check, replay, capture, record, demo, the exporter) is a
+// consumer of Frames; none of them samples, reads packets or evaluates
+// rules itself.
+//
+// One clock drives a run: the wall clock live, the recorded samples' and
+// packets' timestamps in replay. Nothing below this package reads the
+// clock. Live, samples never overlap: a sample slower than the interval
+// delays the next tick, and the Frame says how late it was; a consumer
+// slower than the run reads the newest Frame through a Latest, never an
+// unbounded queue. In replay the consumer sets the pace: Frames are
+// computed as they are asked for, in constant memory whatever the
+// recording's size, and a Timeline gives the screen random access with a
+// bounded window of past Frames.
+package monitor

@@ -1,0 +1,163 @@
+package monitor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+)
+
+// live runs on the wall clock: a tick every interval, one after another
+// (a sample that overruns delays the next tick, which reports how late it
+// is), while a pump goroutine feeds the capture to the analyzer.
+func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
+	cfg := &r.cfg
+	now := cfg.Now
+	start := now()
+	var wireStatus *probes.Status
+	switch {
+	case cfg.Wire != nil:
+		w := newWireState(cfg.Analysis)
+		w.live, w.name, w.rec = true, cfg.WireName, cfg.Recorder
+		w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
+		w.stats, _ = cfg.Wire.(WireStats)
+		w.a.Begin(start.UnixNano())
+		r.wire = w
+		pctx, stopPump := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w.pump(pctx, cfg.Wire)
+		}()
+		defer func() {
+			stopPump()
+			cfg.Wire.Close() // ends a pending ReadPacket
+			<-done
+		}()
+	case cfg.WireErr != nil:
+		st := probes.StatusOf(wireSource(cfg.WireName), cfg.WireErr)
+		wireStatus = &st
+	}
+
+	next := start // the first tick at once
+	skipped := 0
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		if d := next.Sub(now()); d > 0 {
+			timer.Reset(d)
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-timer.C:
+			}
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		t0 := now()
+		f := Frame{Time: t0, Skipped: skipped, WireStatus: wireStatus}
+		// Timer jitter is not lateness: a tick is late when it starts a
+		// tenth of an interval after it was due (a sample overran).
+		if late := t0.Sub(next); late > r.Interval()/10 {
+			f.LateS = late.Seconds()
+		}
+		var raw *bundle.Tick
+		if cfg.Host != nil {
+			snap, tick, err := cfg.Host.Sample(ctx, t0)
+			if ctx.Err() != nil {
+				// Stopped while sampling: that sample is incomplete
+				// (its sources were cancelled), not a tick.
+				return nil
+			}
+			if err != nil {
+				return fmt.Errorf("host sample: %w", err)
+			}
+			f.Snapshot, raw = snap, tick
+		}
+		f.SampleS = now().Sub(t0).Seconds()
+		if err := r.liveCut(&f, raw); err != nil {
+			return err
+		}
+		if err := r.emit(f, yield); err != nil {
+			return err
+		}
+		// The next tick is due one interval after this one was; when this
+		// one overran, the next starts at once and says how late it is.
+		iv := r.Interval()
+		next = next.Add(iv)
+		skipped = 0
+		if n := now(); n.After(next) {
+			skipped = int(n.Sub(next) / iv)
+		}
+	}
+}
+
+func wireSource(name string) string { return "capture " + name }
+
+// liveCut adds the wire to a live Frame and records the host tick: the
+// interval is cut now, under the wire's lock, and the tick is written at
+// the same point of the packet stream, so a replay of the recording cuts
+// the same intervals.
+func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
+	w := r.wire
+	if w == nil {
+		if raw != nil && r.cfg.Recorder != nil {
+			if f.WireStatus != nil {
+				raw.Status = append(slices.Clip(raw.Status), *f.WireStatus)
+			}
+			if err := r.cfg.Recorder.WriteTick(raw); err != nil {
+				return fmt.Errorf("recording: %w", err)
+			}
+		}
+		return nil
+	}
+	end := r.cfg.Now().UnixNano()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
+	st := w.status
+	f.WireStatus = &st
+	if raw != nil && w.rec != nil && w.recErr == nil {
+		// The recording says how the capture fared, as the live Frame does.
+		raw.Status = append(slices.Clip(raw.Status), st)
+		w.recErr = w.rec.WriteTick(raw)
+	}
+	if w.recErr != nil {
+		return fmt.Errorf("recording: %w", w.recErr)
+	}
+	return nil
+}
+
+// pump feeds the live capture to the analyzer until ctx ends or the
+// source fails; a failure (the interface went away) becomes the wire's
+// status, and the analysis of what came before stays.
+func (w *wireState) pump(ctx context.Context, src Wire) {
+	for ctx.Err() == nil {
+		data, ci, link, err := src.ReadPacket()
+		switch {
+		case errors.Is(err, capture.ErrTimeout):
+			continue
+		case err == io.EOF:
+			return
+		case err != nil:
+			if ctx.Err() != nil {
+				return
+			}
+			w.mu.Lock()
+			w.status = probes.Status{Source: w.status.Source, State: probes.StateFailed,
+				Detail: "capture stopped: " + err.Error()}
+			w.mu.Unlock()
+			return
+		}
+		w.mu.Lock()
+		w.packet(data, ci, link)
+		w.mu.Unlock()
+	}
+}

@@ -1,0 +1,134 @@
+package monitor
+
+import (
+	"maps"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// mergeFindings concludes a run with a capture: the tick-by-tick findings
+// about the host (they honour every rule's `for`), and the findings about
+// the capture's flows from one evaluation of the whole capture (they do
+// not depend on where the timeline was cut), each seen from the start of
+// the first tick that showed it (a tick is judged at its end; tick is its
+// length) to the end of the last, or over its flow's first and last
+// packet when no single tick showed it.
+func mergeFindings(ticks, whole []rules.Finding, w *capture.Summary, tick time.Duration) []rules.Finding {
+	seen := map[string]*rules.Finding{}
+	var out []rules.Finding
+	for _, f := range ticks {
+		if _, flow := f.Objects["flow"]; flow {
+			g := f
+			seen[findingKey(&g)] = &g
+			continue
+		}
+		out = append(out, f)
+	}
+	for _, f := range whole {
+		if _, flow := f.Objects["flow"]; !flow {
+			continue
+		}
+		f.Resolved = false
+		fl := flowByID(w, f.Objects["flow"])
+		if t, ok := seen[findingKey(&f)]; ok {
+			f.FirstSeen, f.LastSeen = t.FirstSeen.Add(-tick), t.LastSeen
+			if fl != nil {
+				f.FirstSeen = later(f.FirstSeen, parseTS(fl.FirstTS))
+			}
+		} else if fl != nil {
+			f.FirstSeen, f.LastSeen = parseTS(fl.FirstTS), parseTS(fl.LastTS)
+		}
+		out = append(out, f)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := &out[i], &out[j]
+		if a.Resolved != b.Resolved {
+			return !a.Resolved
+		}
+		return rank(a.Severity) > rank(b.Severity)
+	})
+	return out
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func findingKey(f *rules.Finding) string {
+	k := f.Rule
+	for _, o := range sortedKeys(f.Objects) {
+		k += "|" + o + "=" + f.Objects[o]
+	}
+	return k
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range maps.Keys(m) {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func flowByID(w *capture.Summary, id string) *capture.FlowSummary {
+	n, err := strconv.Atoi(id)
+	if err != nil || w == nil {
+		return nil
+	}
+	for i := range w.Flows {
+		if w.Flows[i].ID == n {
+			return &w.Flows[i]
+		}
+	}
+	return nil
+}
+
+func parseTS(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}
+
+func rank(s rules.Severity) int {
+	switch s {
+	case rules.Critical:
+		return 3
+	case rules.Warning:
+		return 2
+	case rules.Info:
+		return 1
+	}
+	return 0
+}
+
+// mergeRuleStates says how each rule fared over the run: firing if either
+// the ticks or the whole capture made it fire, then pending, ok, and
+// cannot_evaluate only when neither could evaluate it.
+func mergeRuleStates(ticks, whole []rules.RuleState) []rules.RuleState {
+	order := map[string]int{"cannot_evaluate": 0, "ok": 1, "pending": 2, "firing": 3}
+	idx := map[string]int{}
+	var out []rules.RuleState
+	for _, s := range ticks {
+		idx[s.Rule] = len(out)
+		out = append(out, s)
+	}
+	for _, s := range whole {
+		i, ok := idx[s.Rule]
+		if !ok {
+			idx[s.Rule] = len(out)
+			out = append(out, s)
+			continue
+		}
+		if order[s.State] > order[out[i].State] {
+			out[i] = s
+		}
+	}
+	return out
+}

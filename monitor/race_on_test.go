@@ -1,0 +1,6 @@
+//go:build race
+
+package monitor
+
+// raceOn: the race detector makes the pipeline several times slower.
+const raceOn = true

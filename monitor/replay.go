@@ -1,0 +1,191 @@
+package monitor
+
+import (
+	"context"
+	"io"
+	"time"
+)
+
+// maxIdleTicks: a silence in a capture longer than this many intervals is
+// one Frame, not thousands of empty ones.
+const maxIdleTicks = 60
+
+// replay plays a tape on its own clock. A tape with host ticks (a bundle,
+// the demo) makes a Frame at each tick, with the packets analysed before
+// it; a capture alone is cut into intervals of capture time.
+func (r *Run) replay(ctx context.Context, yield func(Frame, error) bool) error {
+	tape := r.cfg.Tape
+	defer tape.Close()
+	if h, ok := tape.(interface{ HostTicks() bool }); ok && h.HostTicks() {
+		return r.replayTicks(ctx, tape, yield)
+	}
+	return r.replayCapture(ctx, tape, yield)
+}
+
+// replayTicks: a Frame at every host tick.
+func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, error) bool) error {
+	var prev time.Time
+	for {
+		rec, err := tape.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			r.err = err
+			return err
+		}
+		if rec.Snapshot == nil {
+			if r.wire == nil {
+				r.wire = newWireState(r.cfg.Analysis)
+				if !prev.IsZero() {
+					r.wire.a.Begin(prev.UnixNano())
+				}
+			}
+			r.wire.packet(rec.Data, rec.CI, rec.Link)
+			continue
+		}
+		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
+		if w := r.wire; w != nil {
+			f.Wire, f.Interval, f.Packets = w.cut(rec.Time.UnixNano(), r.cfg.Packets)
+		}
+		prev = rec.Time
+		if err := r.emit(f, yield); err != nil {
+			return err
+		}
+	}
+}
+
+// replayCapture cuts a capture into intervals of capture time: the run's
+// Interval, or, when the capture turns out shorter than a few of them and
+// the user did not choose it, a finer step that gives about autoTicks
+// Frames.
+func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, error) bool) error {
+	w := newWireState(r.cfg.Analysis)
+	r.wire = w
+	la := &lookahead{tape: tape}
+	iv := int64(r.cfg.Interval)
+	if r.cfg.AutoInterval {
+		// Damage within the lookahead surfaces after the packets before it.
+		if span := la.fill(ctx, 4*iv); la.eof && span < 4*iv {
+			iv = autoStep(span)
+		}
+	}
+	r.step = time.Duration(iv)
+	var next, last int64
+	cut := func(end int64) error {
+		f := Frame{Time: time.Unix(0, end).UTC()}
+		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
+		return r.emit(f, yield)
+	}
+	for {
+		rec, err := la.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			r.err = err
+			// Conclude on what came before the damage, then report it.
+			if next != 0 {
+				if e := cut(max(last, next-iv)); e != nil {
+					return e
+				}
+			}
+			return err
+		}
+		ts := rec.CI.Timestamp.UnixNano()
+		if next == 0 {
+			w.a.Begin(ts)
+			next = ts + iv
+		}
+		for ts >= next {
+			if err := cut(next); err != nil {
+				return err
+			}
+			if k := (ts - next) / iv; k > maxIdleTicks {
+				next += k * iv
+				if err := cut(next); err != nil {
+					return err
+				}
+			}
+			next += iv
+		}
+		w.packet(rec.Data, rec.CI, rec.Link)
+		last = max(last, ts)
+	}
+	if next == 0 {
+		// No packet at all: one empty Frame, so that every consumer has one.
+		return cut(0)
+	}
+	// The last interval ends with the capture.
+	return cut(max(last, next-iv))
+}
+
+// autoTicks is about how many Frames a short capture is cut into.
+const autoTicks = 20
+
+// autoStep returns a round step (1, 2 or 5 × a power of ten) that cuts
+// span into about autoTicks intervals, at least 1 µs.
+func autoStep(span int64) int64 {
+	want := max(span/autoTicks, 1000)
+	step := int64(1000)
+	for {
+		for _, m := range []int64{1, 2, 5} {
+			if step*m >= want {
+				return step * m
+			}
+		}
+		step *= 10
+	}
+}
+
+// lookahead buffers the first packets of a tape (copies), to learn the
+// capture's span before the timeline is cut.
+type lookahead struct {
+	tape Tape
+	buf  []Record
+	eof  bool
+	err  error
+}
+
+// maxLookahead bounds the bytes lookahead buffers.
+const maxLookahead = 64 << 20
+
+// fill reads until the buffered packets span want nanoseconds, the
+// buffer is full, or the tape ends; it returns the span.
+func (l *lookahead) fill(ctx context.Context, want int64) int64 {
+	var first, last int64
+	size := 0
+	for size < maxLookahead {
+		rec, err := l.tape.Next(ctx)
+		if err != nil {
+			l.eof, l.err = true, err
+			break
+		}
+		rec.Data = append([]byte(nil), rec.Data...)
+		l.buf = append(l.buf, rec)
+		size += len(rec.Data) + 64
+		ts := rec.CI.Timestamp.UnixNano()
+		if len(l.buf) == 1 {
+			first = ts
+		}
+		last = max(last, ts)
+		if last-first >= want {
+			break
+		}
+	}
+	return last - first
+}
+
+// Next returns the buffered records, then the tape's.
+func (l *lookahead) Next(ctx context.Context) (Record, error) {
+	if len(l.buf) > 0 {
+		rec := l.buf[0]
+		l.buf[0] = Record{}
+		l.buf = l.buf[1:]
+		return rec, nil
+	}
+	if l.eof {
+		return Record{}, l.err
+	}
+	return l.tape.Next(ctx)
+}

@@ -1,0 +1,116 @@
+package monitor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/sampler"
+)
+
+// BundleTape plays an rdmatop recording: each host tick goes through the
+// same parsers as a live host (sampler.ReplaySources), and the packets of
+// a version 2 recording come in the order the live run analysed them, so
+// a recording replays to what the live run saw.
+type BundleTape struct {
+	path    string
+	f       *os.File
+	r       *bundle.Reader
+	s       *sampler.Sampler
+	scratch string
+	ticks   int
+	n       int // records read
+}
+
+// OpenBundle opens a recording.
+func OpenBundle(path string) (*BundleTape, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := bundle.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Recorded /proc files are materialised here for procfs, one tick at a
+	// time.
+	scratch, err := os.MkdirTemp("", "rdmatop-replay-")
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &BundleTape{path: path, f: f, r: r, scratch: scratch}, nil
+}
+
+// Header returns the recording's header.
+func (t *BundleTape) Header() bundle.Header { return t.r.Header }
+
+// Truncated reports whether the recording's last tick was cut (the
+// recorder was killed while writing it).
+func (t *BundleTape) Truncated() bool { return t.r.Truncated }
+
+// HostTicks: Frames are cut at the recorded ticks.
+func (t *BundleTape) HostTicks() bool { return true }
+
+// Next returns the next recorded packet, or tick as a snapshot.
+func (t *BundleTape) Next(ctx context.Context) (Record, error) {
+	if t.n++; t.n%ctxEvery == 0 {
+		if err := ctx.Err(); err != nil {
+			return Record{}, err
+		}
+	}
+	rec, err := t.r.ReadRecord()
+	if err == io.EOF {
+		return Record{}, io.EOF
+	}
+	if err != nil {
+		return Record{}, fmt.Errorf("%s: %w", t.path, err)
+	}
+	if p := rec.Packet; p != nil {
+		return Record{Data: p.Data, CI: p.CI, Link: p.Link}, nil
+	}
+	tick := rec.Tick
+	t.ticks++
+	dir := filepath.Join(t.scratch, strconv.Itoa(t.ticks))
+	defer os.RemoveAll(dir)
+	src, err := sampler.ReplaySources(tick, "bundle "+t.path, dir)
+	if err != nil {
+		return Record{}, fmt.Errorf("%s tick %d: %w", t.path, t.ticks, err)
+	}
+	src.Status = tick.Status
+	src.Host = probes.HostInfo{Hostname: t.r.Header.Host.Hostname, Kernel: t.r.Header.Host.Kernel}
+	if t.s == nil {
+		t.s = sampler.New(src, sampler.Options{})
+	} else {
+		t.s.SetSources(src)
+	}
+	snap := t.s.Sample(ctx, tick.Time)
+	return Record{Snapshot: snap, Time: tick.Time}, nil
+}
+
+// Close closes the file and removes the scratch directory.
+func (t *BundleTape) Close() error {
+	os.RemoveAll(t.scratch)
+	return t.f.Close()
+}
+
+// Progress returns the bytes of the file read so far and its size.
+func (t *BundleTape) Progress() (done, total int64) {
+	if st, err := t.f.Stat(); err == nil {
+		total = st.Size()
+	}
+	done, _ = t.f.Seek(0, io.SeekCurrent)
+	return done, total
+}
+
+// Describe names the recording in the analysis of its packets.
+func (t *BundleTape) Describe(s *capture.Summary) {
+	s.File, s.Format, s.LinkType = t.path, "rdmatop bundle (pcapng)", "ethernet"
+}

@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatop/rdmatop/monitor"
+)
+
+// Player is the screen driven by a run of the monitor: live Frames from a
+// monitor.Latest (the newest, whatever the screen's pace), or a replay's
+// from a monitor.Timeline, played, paused, stepped and seeked. It owns the
+// playback clock; the Model only draws. Frames are fetched in commands, so
+// Update does no I/O.
+type Player struct {
+	ui   Model
+	opts PlayerOptions
+
+	// replay
+	pos      int  // Seq of the Frame shown
+	want     int  // the Frame asked for while a fetch was in flight, -1 none
+	inflight bool // a Timeline.At is running
+	atEnd    bool
+	playing  bool
+	speed    float64
+	gen      int // invalidates play ticks scheduled before a change
+	shown    *monitor.Frame
+
+	err error // why the run could not start (a damaged file): Run returns it
+}
+
+// PlayerOptions say where Frames come from: Latest (live) or Timeline
+// (replay, demo).
+type PlayerOptions struct {
+	Ctx    context.Context
+	Latest *monitor.Latest
+	// SetInterval changes the live run's interval and returns the one in
+	// effect (the run bounds it).
+	SetInterval func(time.Duration) time.Duration
+	Interval    time.Duration // the live interval at start
+
+	Timeline *monitor.Timeline
+	Label    string // what the replay reads, for its progress bar
+}
+
+// NewPlayer returns a player drawing with m.
+func NewPlayer(m Model, o PlayerOptions) *Player {
+	if o.Ctx == nil {
+		o.Ctx = context.Background()
+	}
+	return &Player{ui: m, opts: o, want: -1, playing: true, speed: 1}
+}
+
+// Err is why the run ended badly (nil when the user quit).
+func (p *Player) Err() error { return p.err }
+
+type (
+	frameAtMsg struct {
+		f   monitor.Frame
+		ok  bool
+		err error
+	}
+	liveMsg struct {
+		f   monitor.Frame
+		ok  bool
+		err error
+	}
+	playMsg     struct{ gen int }
+	progressMsg struct{}
+)
+
+// Init starts the first fetch.
+func (p *Player) Init() tea.Cmd {
+	if p.opts.Latest != nil {
+		return tea.Batch(p.ui.Init(), p.waitLive())
+	}
+	return tea.Batch(p.ui.Init(), p.fetch(0), p.play())
+}
+
+func (p *Player) waitLive() tea.Cmd {
+	l, ctx := p.opts.Latest, p.opts.Ctx
+	return func() tea.Msg {
+		f, ok, err := l.Next(ctx)
+		return liveMsg{f, ok, err}
+	}
+}
+
+// fetch asks the timeline for Frame i; one fetch runs at a time.
+func (p *Player) fetch(i int) tea.Cmd {
+	if p.inflight {
+		p.want = i
+		return nil
+	}
+	p.inflight, p.want = true, -1
+	tl := p.opts.Timeline
+	return tea.Batch(func() tea.Msg {
+		f, ok, err := tl.At(i)
+		return frameAtMsg{f, ok, err}
+	}, p.poll())
+}
+
+// poll reports the timeline's reading progress while a fetch runs.
+func (p *Player) poll() tea.Cmd {
+	return tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return progressMsg{} })
+}
+
+// play schedules the next step of playback: the shown Frame's own length
+// of time, at the playback speed, within [50 ms, 2 s].
+func (p *Player) play() tea.Cmd {
+	d := time.Second
+	if p.shown != nil && p.shown.IntervalS > 0 {
+		d = time.Duration(p.shown.IntervalS * float64(time.Second))
+	}
+	d = min(max(time.Duration(float64(d)/p.speed), 50*time.Millisecond), 2*time.Second)
+	gen := p.gen
+	return tea.Tick(d, func(time.Time) tea.Msg { return playMsg{gen} })
+}
+
+func (p *Player) forward(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	p.ui, cmd = p.ui.update(msg)
+	return cmd
+}
+
+// Update handles the run's messages and the screen's requests; the rest
+// goes to the Model.
+func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch m := msg.(type) {
+	case liveMsg:
+		if !m.ok {
+			if m.err != nil && !errors.Is(m.err, context.Canceled) {
+				p.err = m.err
+				return p, tea.Quit
+			}
+			return p, p.forward(SourceDoneMsg{Err: m.err})
+		}
+		return p, tea.Batch(p.forward(FrameMsg{Frame: m.f}), p.waitLive())
+	case frameAtMsg:
+		p.inflight = false
+		if m.err != nil && errors.Is(m.err, context.Canceled) {
+			return p, nil
+		}
+		if m.f.Time.IsZero() && m.f.Seq == 0 && m.err != nil && p.shown == nil {
+			// Nothing could be read at all.
+			p.err = m.err
+			return p, tea.Quit
+		}
+		var cmds []tea.Cmd
+		f := m.f
+		p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
+		cmds = append(cmds, p.forward(FrameMsg{Frame: f}))
+		if !m.ok {
+			cmds = append(cmds, p.forward(SourceDoneMsg{Err: m.err}))
+		}
+		if p.want >= 0 && p.want != f.Seq {
+			cmds = append(cmds, p.fetch(p.want))
+		}
+		return p, tea.Batch(cmds...)
+	case progressMsg:
+		if !p.inflight {
+			return p, nil
+		}
+		done, total := p.opts.Timeline.Progress()
+		return p, tea.Batch(p.forward(LoadingMsg{Label: p.opts.Label, Done: done, Total: total}), p.poll())
+	case playMsg:
+		if m.gen != p.gen {
+			return p, nil
+		}
+		if p.playing && !p.atEnd && !p.inflight && p.shown != nil {
+			return p, tea.Batch(p.fetch(p.pos+1), p.play())
+		}
+		return p, p.play()
+	case PauseMsg:
+		p.playing = !m.Paused
+		return p, nil
+	case StepMsg:
+		if p.opts.Timeline != nil {
+			return p, p.fetch(max(0, p.pos+m.Delta))
+		}
+	case SeekMsg:
+		if p.opts.Timeline != nil {
+			if m.End {
+				return p, p.fetch(1 << 30)
+			}
+			return p, p.fetch(0)
+		}
+	case SpeedMsg:
+		if m.Step > 0 && p.speed < 64 {
+			p.speed *= 2
+		} else if m.Step < 0 && p.speed > 1.0/16 {
+			p.speed /= 2
+		}
+		p.gen++
+		return p, tea.Batch(p.play(), p.forward(PlaybackMsg{Speed: p.speed}))
+	case IntervalMsg:
+		if p.opts.SetInterval == nil {
+			return p, nil // a replay's timeline is cut already
+		}
+		iv := p.ui.interval
+		if m.Step > 0 {
+			iv *= 2
+		} else {
+			iv /= 2
+		}
+		iv = p.opts.SetInterval(min(max(iv, 250*time.Millisecond), time.Minute))
+		return p, p.forward(PlaybackMsg{Interval: iv})
+	}
+	return p, p.forward(msg)
+}
+
+// View draws the Model.
+func (p *Player) View() tea.View { return p.ui.View() }

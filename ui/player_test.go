@@ -1,0 +1,153 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+func lossyTimeline(t *testing.T) *monitor.Timeline {
+	t.Helper()
+	tl := monitor.NewTimeline(context.Background(), func() (*monitor.Run, error) {
+		tape, err := monitor.OpenCapture(fixtures + "rxe/pcap/lossy1.pcap")
+		if err != nil {
+			return nil, err
+		}
+		return monitor.New(monitor.Config{Tape: tape, Interval: 500 * time.Millisecond, Packets: 4096})
+	})
+	t.Cleanup(tl.Close)
+	return tl
+}
+
+// probe wraps a Player in a real Program so that a test can ask for the
+// screen as the Player's Model draws it (the terminal output is only the
+// renderer's diffs).
+type probe struct {
+	p   *Player
+	out chan string
+}
+
+type renderReq struct{}
+
+func (m probe) Init() tea.Cmd { return m.p.Init() }
+func (m probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if _, ok := msg.(renderReq); ok {
+		m.out <- m.p.ui.Render()
+		return m, nil
+	}
+	_, cmd := m.p.Update(msg)
+	return m, cmd
+}
+func (m probe) View() tea.View { return m.p.View() }
+
+// waitScreen polls the screen until it shows every want.
+func waitScreen(t *testing.T, tm *teatest.TestModel, pr probe, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var screen string
+	for time.Now().Before(deadline) {
+		tm.Send(renderReq{})
+		screen = <-pr.out
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(screen, w)
+		}
+		if ok {
+			return screen
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the screen never showed %q:\n%s", want, screen)
+	return ""
+}
+
+// A replay through a real Program: the player fetches Frames from the
+// timeline in commands, pauses, steps and seeks to the end, where the
+// position shows the total and [END].
+func TestPlayerReplay(t *testing.T) {
+	p := NewPlayer(New(Options{NoColor: true, Mode: monitor.ModeReplay}), PlayerOptions{Timeline: lossyTimeline(t), Label: "lossy1.pcap"})
+	pr := probe{p, make(chan string)}
+	tm := teatest.NewTestModel(t, pr, teatest.WithInitialTermSize(120, 40))
+	waitScreen(t, tm, pr, "REPLAY 1/?")
+	tm.Send(keyMsg("space")) // pause
+	tm.Send(keyMsg("G"))     // the end: 10 intervals of 500 ms
+	waitScreen(t, tm, pr, "10/10", "[END]")
+	tm.Send(keyMsg("left"))
+	waitScreen(t, tm, pr, " 9/10")
+	tm.Send(keyMsg("g"))
+	waitScreen(t, tm, pr, " 1/10")
+	tm.Send(keyMsg("q"))
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	if p.Err() != nil || p.pos != 0 {
+		t.Errorf("final: err %v pos %d", p.Err(), p.pos)
+	}
+}
+
+// Live: the player takes the newest Frame from a Latest; +/- change the
+// run's interval through SetInterval.
+func TestPlayerLive(t *testing.T) {
+	l := monitor.NewLatest()
+	var set []time.Duration
+	p := NewPlayer(New(Options{NoColor: true, Interval: time.Second}), PlayerOptions{Latest: l, Interval: time.Second,
+		SetInterval: func(d time.Duration) time.Duration { set = append(set, d); return d }})
+	pr := probe{p, make(chan string)}
+	tm := teatest.NewTestModel(t, pr, teatest.WithInitialTermSize(120, 40))
+	f := fixtureFrame(t)
+	f.Mode = monitor.ModeLive
+	l.Put(f)
+	waitScreen(t, tm, pr, "LIVE every 1s")
+	tm.Send(keyMsg("+"))
+	waitScreen(t, tm, pr, "LIVE every 2s")
+	l.Close(nil)
+	tm.Send(keyMsg("q"))
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+	if len(set) != 1 || set[0] != 2*time.Second {
+		t.Errorf("SetInterval calls %v, want [2s]", set)
+	}
+}
+
+// A live Frame: the header says how late the tick is and why the wire is
+// missing; the flows view puts the flow troubled in the last tick first.
+func TestLiveFrameHeaderAndFlows(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode, f.LateS, f.SampleS = monitor.ModeLive, 2.0, 3.0
+	st := probes.Status{Source: "capture eth0", State: probes.StatePermissionDenied, Detail: "needs CAP_NET_RAW"}
+	noWire := f
+	noWire.Wire, noWire.WireStatus = nil, &st
+	out := sized(New(Options{NoColor: true}), 160, 40)
+	out = send(out, FrameMsg{noWire})
+	r := out.Render()
+	if !strings.Contains(r, "late 2.0s, sample 3.0s") || !strings.Contains(r, "wire unavailable: no permission (needs CAP_NET_RAW") {
+		t.Errorf("header:\n%s", strings.Join(strings.Split(r, "\n")[:3], "\n"))
+	}
+
+	// Only flow 6 (quiet over the capture) is in trouble in the last tick.
+	iv := &capture.Summary{DurationSec: 1, Flows: []capture.FlowSummary{}}
+	for _, fl := range f.Wire.Flows {
+		if fl.ID == 6 {
+			fl.Troubled, fl.Gbps = true, 0.5
+			iv.Flows = append(iv.Flows, fl)
+		}
+	}
+	f.Interval = iv
+	m := press(send(sized(New(Options{NoColor: true}), 160, 40), FrameMsg{f}), "3")
+	var rows []string
+	for _, l := range strings.Split(m.Render(), "\n") {
+		if strings.Contains(l, " → ") && strings.Contains(l, "192.168.77.") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) < 2 || !strings.HasPrefix(strings.Fields(strings.TrimPrefix(rows[0], "▶"))[0], "6") ||
+		!strings.HasSuffix(strings.TrimSpace(rows[0]), "!!") || !strings.Contains(rows[0], "0.50") ||
+		!strings.HasSuffix(strings.TrimSpace(rows[1]), "!") || strings.HasSuffix(strings.TrimSpace(rows[1]), "!!") {
+		t.Errorf("flows view, flow 6 troubled now, first with !! and its rate now:\n%s", strings.Join(rows, "\n"))
+	}
+}
