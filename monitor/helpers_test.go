@@ -6,6 +6,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -47,4 +48,21 @@ func cutCopy(t *testing.T, path string, n int) ([]Frame, error) {
 
 func captureInfo(ts time.Time, n int) gopacket.CaptureInfo {
 	return gopacket.CaptureInfo{Timestamp: ts, CaptureLength: n, Length: n}
+}
+
+// noLeak fails the test when goroutines started during it outlive it
+// (give them a moment to end: a closed capture ends its pump).
+func noLeak(t *testing.T) {
+	t.Helper()
+	before := runtime.NumGoroutine()
+	t.Cleanup(func() {
+		deadline := time.Now().Add(2 * time.Second)
+		for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<16)
+			t.Errorf("%d goroutines left behind (%d before):\n%s", n-before, before, buf[:runtime.Stack(buf, true)])
+		}
+	})
 }

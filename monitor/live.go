@@ -121,9 +121,13 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 	end := r.cfg.Now().UnixNano()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
 	st := w.status
 	f.WireStatus = &st
+	if r.seq >= r.cfg.Warmup {
+		// Warm-up ticks are not judged: their wire stays in the next
+		// interval, so --once's wire covers both samples' interval.
+		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
+	}
 	if raw != nil && w.rec != nil && w.recErr == nil {
 		// The recording says how the capture fared, as the live Frame does.
 		raw.Status = append(slices.Clip(raw.Status), st)

@@ -166,6 +166,7 @@ func (w *fileWire) Stats() (capture.LiveStats, error) {
 // packets add up to what the source sent; kernel drops are reported per
 // interval; the capture's status is one of the snapshot's sources.
 func TestLiveHostAndWire(t *testing.T) {
+	noLeak(t) // the pump ends with the run
 	src, err := capture.OpenFile("../testdata/rxe/pcap/ecn.pcap")
 	if err != nil {
 		t.Fatal(err)
@@ -249,6 +250,7 @@ func (w *brokenWire) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 func (w *brokenWire) Close() error { return nil }
 
 func TestLiveWireVanishes(t *testing.T) {
+	noLeak(t)
 	r, err := New(Config{Host: &slowHost{}, Wire: &brokenWire{}, WireName: "veth9", Interval: 10 * time.Millisecond, Ticks: 5})
 	if err != nil {
 		t.Fatal(err)

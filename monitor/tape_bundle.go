@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
@@ -87,7 +88,7 @@ func (t *BundleTape) Next(ctx context.Context) (Record, error) {
 	src.Status = tick.Status
 	src.Host = probes.HostInfo{Hostname: t.r.Header.Host.Hostname, Kernel: t.r.Header.Host.Kernel}
 	if t.s == nil {
-		t.s = sampler.New(src, sampler.Options{})
+		t.s = sampler.New(src, selection(t.r.Header.Selection))
 	} else {
 		t.s.SetSources(src)
 	}
@@ -113,4 +114,17 @@ func (t *BundleTape) Progress() (done, total int64) {
 // Describe names the recording in the analysis of its packets.
 func (t *BundleTape) Describe(s *capture.Summary) {
 	s.File, s.Format, s.LinkType = t.path, "rdmatop bundle (pcapng)", "ethernet"
+}
+
+// selection turns a recording's "-i NETDEV" or "-d DEV" back into the
+// sampler's options, so that a replay shows what the recorder selected.
+func selection(sel string) sampler.Options {
+	var o sampler.Options
+	switch f := strings.Fields(sel); {
+	case len(f) == 2 && f[0] == "-i":
+		o.Netdev = f[1]
+	case len(f) == 2 && f[0] == "-d":
+		o.Device = f[1]
+	}
+	return o
 }

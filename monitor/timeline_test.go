@@ -62,9 +62,11 @@ func TestTimelineRandomAccess(t *testing.T) {
 	}
 }
 
-// Cancelling the context stops a long computation; the timeline is left
-// usable by nobody but leaks no goroutine (iter.Pull's coroutine ends).
+// Cancelling the context (the user quit during a long read) stops the
+// computation, and no goroutine is left behind (iter.Pull's coroutine, the
+// run).
 func TestTimelineCancel(t *testing.T) {
+	noLeak(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	tl, _ := lossyTimeline(t, ctx)
 	if _, _, err := tl.At(1); err != nil {

@@ -415,3 +415,31 @@ func TestCaptureOnlyOpensOnFlows(t *testing.T) {
 		t.Errorf("opened on view %d, want the flows view", got)
 	}
 }
+
+// A requester QP: its WRITEs (and their loss) travel on the flow from its
+// device to its remote QPN, the NAKs it receives on the flow to it. The QP
+// row adds both directions (lab: rxe0's ib_write_bw QP showed only the
+// NAKs when only the inbound flow was joined).
+func TestQPsWireJoinBothDirections(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Wire = &capture.Summary{Flows: []capture.FlowSummary{
+		// mlx5_0 (192.168.10.11) QP 0x1a2 writes to its peer QP 0x3b4.
+		{ID: 7, Src: "192.168.10.11", Dst: "192.168.10.12", DestQP: 0x3b4, Packets: 4000, Gbps: 9.5, PSNGaps: 11,
+			RetransmittedPackets: 40, PeerID: 8, RTTus: capture.RTT{Samples: 99, P99: 17}},
+		// The peer's ACKs and NAKs back to QP 0x1a2.
+		{ID: 8, Src: "192.168.10.12", Dst: "192.168.10.11", DestQP: 0x1a2, Packets: 600, Gbps: 0.1, PeerID: 7,
+			NAKs: capture.NAKCounts{PSNSequenceError: 11}},
+	}}
+	m := press(send(sized(New(Options{NoColor: true}), 160, 40), FrameMsg{f}), "2")
+	for _, r := range m.tables[ViewQPs].Rows {
+		if r.Cells[0] != "mlx5_0" || r.Cells[2] != "418" {
+			continue
+		}
+		got := strings.Join(r.Cells[len(r.Cells)-6:], " ")
+		if want := "9.60 11 40 11 0 " + trim(17); got != want {
+			t.Errorf("QP 0x1a2 wire columns %q, want %q (both directions)", got, want)
+		}
+		return
+	}
+	t.Fatal("no row for mlx5_0 QP 0x1a2")
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"math"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,11 +116,17 @@ func u32f(p *uint32) float64 {
 	return float64(*p)
 }
 
-// qpFlows indexes a capture's flows by (device, destination QP) for the
-// QPs view: a QP's inbound flow is the one addressed to its LQPN at one of
-// its device's GID addresses (IPv4-mapped GIDs as IPv4). The busiest flow
-// wins when several match.
-func qpFlows(s *probes.Snapshot, w *capture.Summary) map[qpKey]*capture.FlowSummary {
+// qpWire is what the capture saw of one QP: its inbound flow (addressed
+// to the QP at one of its device's GIDs) and its outbound flow (from one
+// of those GIDs to the QP's remote QPN, or the inbound flow's paired
+// flow). A requester's data and loss are on its outbound flow, the NAKs
+// it receives on the inbound one; a responder's the other way round.
+type qpWire struct{ in, out *capture.FlowSummary }
+
+// qpFlows joins a capture's flows with the snapshot's QPs, by (device,
+// QPN); IPv4-mapped GIDs match IPv4 addresses. The busiest flow wins when
+// several match.
+func qpFlows(s *probes.Snapshot, w *capture.Summary) map[qpKey]qpWire {
 	if w == nil || len(w.Flows) == 0 {
 		return nil
 	}
@@ -132,26 +139,53 @@ func qpFlows(s *probes.Snapshot, w *capture.Summary) map[qpKey]*capture.FlowSumm
 		a = a.Unmap()
 		devOf[a] = append(devOf[a], g.Device)
 	}
-	out := map[qpKey]*capture.FlowSummary{}
-	for i := range w.Flows {
-		f := &w.Flows[i]
-		a, err := netip.ParseAddr(f.Dst)
+	devsAt := func(addr string) []string {
+		a, err := netip.ParseAddr(addr)
 		if err != nil {
-			continue
+			return nil
 		}
-		seen := map[string]bool{}
+		var out []string
 		for _, d := range devOf[a.Unmap()] {
-			if seen[d] {
-				continue
+			if !slices.Contains(out, d) {
+				out = append(out, d)
 			}
-			seen[d] = true
-			k := qpKey{d, f.DestQP}
-			if o := out[k]; o == nil || f.Packets > o.Packets {
-				out[k] = f
-			}
+		}
+		return out
+	}
+	byID := map[int]*capture.FlowSummary{}
+	in := map[qpKey]*capture.FlowSummary{}  // (device, destination QP) of flows to the device
+	out := map[qpKey]*capture.FlowSummary{} // (device, destination QP) of flows from the device
+	busiest := func(m map[qpKey]*capture.FlowSummary, k qpKey, f *capture.FlowSummary) {
+		if o := m[k]; o == nil || f.Packets > o.Packets {
+			m[k] = f
 		}
 	}
-	return out
+	for i := range w.Flows {
+		f := &w.Flows[i]
+		byID[f.ID] = f
+		for _, d := range devsAt(f.Dst) {
+			busiest(in, qpKey{d, f.DestQP}, f)
+		}
+		for _, d := range devsAt(f.Src) {
+			busiest(out, qpKey{d, f.DestQP}, f)
+		}
+	}
+	res := map[qpKey]qpWire{}
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		k := qpKey{q.Device, q.LQPN}
+		qw := qpWire{in: in[k]}
+		if qw.in != nil && qw.in.PeerID != 0 {
+			qw.out = byID[qw.in.PeerID]
+		}
+		if qw.out == nil && q.RQPN != nil {
+			qw.out = out[qpKey{q.Device, *q.RQPN}]
+		}
+		if qw.in != nil || qw.out != nil {
+			res[k] = qw
+		}
+	}
+	return res
 }
 
 type qpKey struct {
@@ -200,16 +234,28 @@ func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 		}
 		ws := []string{"-", "-", "-", "-", "-", "-"}
 		wn := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
-		if f := flows[qpKey{q.Device, q.LQPN}]; f != nil {
+		if qw, ok := flows[qpKey{q.Device, q.LQPN}]; ok {
 			u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-			naks := f.NAKs.Total()
+			var g float64
+			var gaps, retx, naks, cnps uint64
 			rtt, rttN := "-", math.NaN()
-			if f.RTTus.Samples > 0 {
-				rtt, rttN = trim(f.RTTus.P99), f.RTTus.P99
+			for _, f := range []*capture.FlowSummary{qw.out, qw.in} {
+				if f == nil {
+					continue
+				}
+				g += gbpsNow(fr, now, f)
+				gaps += f.PSNGaps
+				retx += f.RetransmittedPackets
+				naks += f.NAKs.Total()
+				cnps += f.CNPs
+				// The round trip of the QP's own requests: on its
+				// outbound flow, else the inbound one.
+				if f.RTTus.Samples > 0 && rtt == "-" {
+					rtt, rttN = trim(f.RTTus.P99), f.RTTus.P99
+				}
 			}
-			g := gbpsNow(fr, now, f)
-			ws = []string{strconv.FormatFloat(g, 'f', 2, 64), u(f.PSNGaps), u(f.RetransmittedPackets), u(naks), u(f.CNPs), rtt}
-			wn = []float64{g, float64(f.PSNGaps), float64(f.RetransmittedPackets), float64(naks), float64(f.CNPs), rttN}
+			ws = []string{strconv.FormatFloat(g, 'f', 2, 64), u(gaps), u(retx), u(naks), u(cnps), rtt}
+			wn = []float64{g, float64(gaps), float64(retx), float64(naks), float64(cnps), rttN}
 		}
 		cells := append([]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
 			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)

@@ -33,6 +33,10 @@ func (m Model) overview(h int) []string {
 			out = append(out, "")
 			out = append(out, m.congestionPanel(s)...)
 		}
+	} else if s != nil {
+		// A sample without ports: its sources timed out or failed (the
+		// probes line says which), or the selection matches nothing.
+		out = append(out, "  no RDMA port in this sample: see the probes line above")
 	} else {
 		out = append(out, "  no host counters in this run (capture only)")
 	}

@@ -88,7 +88,6 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 				defer cancel()
 			}
 			ticks, why := 0, "stopped"
-			var packets uint64
 			var runErr error
 			for fr, err := range r.Frames(ctx) {
 				if err != nil {
@@ -96,9 +95,6 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 					break
 				}
 				ticks++
-				if fr.Wire != nil {
-					packets = fr.Wire.Packets
-				}
 				if ticks == 1 && fr.WireStatus != nil && fr.WireStatus.State != "ok" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: recording the host only: %s: %s\n", fr.WireStatus.Source, fr.WireStatus.Detail)
 				}
@@ -109,6 +105,10 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 			}
 			if duration > 0 && ctx.Err() == context.DeadlineExceeded {
 				why = "--duration " + duration.String() + " reached"
+			}
+			var packets uint64
+			if res := r.Result(); res.Wire != nil {
+				packets = res.Wire.Packets // every packet analysed was written
 			}
 			if err := w.Close(); err != nil && runErr == nil {
 				runErr = err
