@@ -234,7 +234,8 @@ func (s *Scenario) init() error {
 	if s.dcb, err = dcbFake(); err != nil {
 		return fmt.Errorf("demo: embedded DCB replies: %w", err)
 	}
-	s.smp = sampler.New(sampler.Sources{Label: "demo"}, sampler.Options{})
+	// The demo is deterministic: its sources take no time.
+	s.smp = sampler.New(sampler.Sources{Label: "demo"}, sampler.Options{Now: func() time.Time { return Start }})
 	s.qps = initialQPs()
 	return nil
 }

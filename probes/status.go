@@ -27,6 +27,9 @@ type Status struct {
 	// Detail says why, in words a person can act on: the file, the
 	// capability, the error.
 	Detail string `json:"detail,omitempty" expr:"detail"`
+	// DurationS is how long the source took in this sample (its timeout
+	// when it did not answer); 0 when not measured (a recording).
+	DurationS float64 `json:"duration_s,omitempty" expr:"duration_s"`
 }
 
 // ErrNotSupported is wrapped by sources when the host does not have what

@@ -25,6 +25,9 @@ type Task struct {
 type Runner struct {
 	mu   sync.Mutex
 	busy map[string]bool // tasks still running after their timeout
+	// Now measures how long each task took (Status.DurationS); time.Now
+	// when nil. A simulation sets a clock of its own.
+	Now func() time.Time
 }
 
 // NewRunner returns a Runner.
@@ -71,6 +74,20 @@ type result struct {
 }
 
 func (r *Runner) runOne(ctx context.Context, t Task) (Status, func()) {
+	// How long a source takes is a fact about the source, reported with
+	// its status (the exporter's per-source duration); it is not a
+	// timestamp of any data.
+	now := r.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	st, commit := r.runTimed(ctx, t)
+	st.DurationS = now().Sub(start).Seconds()
+	return st, commit
+}
+
+func (r *Runner) runTimed(ctx context.Context, t Task) (Status, func()) {
 	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	done := make(chan result, 1) // a late task sends into it and is dropped

@@ -54,6 +54,8 @@ type Options struct {
 	Netdev  string        // -i: only the RDMA device(s) with a port on this netdev
 	Device  string        // -d: only this RDMA device
 	Timeout time.Duration // per source; 0 means 2 s
+	// Now times each source (its status's duration); time.Now when nil.
+	Now func() time.Time
 }
 
 // Sampler samples a host. Not safe for concurrent use.
@@ -89,7 +91,9 @@ func New(src Sources, opt Options) *Sampler {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 2 * time.Second
 	}
-	return &Sampler{src: src, opt: opt, runner: probes.NewRunner()}
+	s := &Sampler{src: src, opt: opt, runner: probes.NewRunner()}
+	s.runner.Now = opt.Now
+	return s
 }
 
 // Sample takes one sample at time now (the caller's clock). Each source
