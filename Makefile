@@ -4,7 +4,7 @@ GO ?= go
 .PHONY: build test demo bench fuzz vet
 
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/rdmatop ./cmd/rdmatop
+	CGO_ENABLED=0 $(GO) build -buildvcs=true -o bin/rdmatop ./cmd/rdmatop
 
 # The whole test suite: vet, every package (oracle tests need tshark,
 # live-capture tests need root for network namespaces; both say why when

@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/rdmatop/rdmatop/capture"
 )
 
 // maxIdleTicks: a silence in a capture longer than this many intervals is
@@ -47,6 +49,7 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
 		if w := r.wire; w != nil {
 			f.Wire, f.Interval, f.Packets = w.cut(rec.Time.UnixNano(), r.cfg.Packets)
+			r.describe(f.Wire, f.Interval)
 		}
 		prev = rec.Time
 		if err := r.emit(f, yield); err != nil {
@@ -75,6 +78,7 @@ func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, er
 	cut := func(end int64) error {
 		f := Frame{Time: time.Unix(0, end).UTC()}
 		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
+		r.describe(f.Wire, f.Interval)
 		return r.emit(f, yield)
 	}
 	for {
@@ -188,4 +192,16 @@ func (l *lookahead) Next(ctx context.Context) (Record, error) {
 		return Record{}, l.err
 	}
 	return l.tape.Next(ctx)
+}
+
+// describe names what a replay's analyses come from (the file, the
+// recorded interface), as the live source names its interface.
+func (r *Run) describe(ss ...*capture.Summary) {
+	d, ok := r.cfg.Tape.(Describer)
+	if !ok {
+		return
+	}
+	for _, s := range ss {
+		d.Describe(s)
+	}
 }

@@ -177,3 +177,27 @@ func TestCaptureDamage(t *testing.T) {
 		t.Fatal("nothing analysed before the damage")
 	}
 }
+
+// A paced replay takes the recording's time (here at 10x): 10 frames of
+// 100 ms each, about 90 ms at speed 10.
+func TestPaced(t *testing.T) {
+	tape, err := OpenCapture(lossy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := New(Config{Tape: tape, Interval: 100 * time.Millisecond, Ticks: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	n := 0
+	for _, err := range Paced(context.Background(), r.Frames(context.Background()), 10) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if d := time.Since(start); n != 10 || d < 80*time.Millisecond {
+		t.Errorf("%d frames in %v, want 10 paced over at least 90 ms", n, d)
+	}
+}

@@ -111,9 +111,13 @@ func (t *BundleTape) Progress() (done, total int64) {
 	return done, total
 }
 
-// Describe names the recording in the analysis of its packets.
+// Describe names the recording in the analysis of its packets: the
+// interface it captured (its -i) when known, else the file.
 func (t *BundleTape) Describe(s *capture.Summary) {
 	s.File, s.Format, s.LinkType = t.path, "rdmatop bundle (pcapng)", "ethernet"
+	if o := selection(t.r.Header.Selection); o.Netdev != "" {
+		s.File = o.Netdev
+	}
 }
 
 // selection turns a recording's "-i NETDEV" or "-d DEV" back into the

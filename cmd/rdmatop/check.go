@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -10,9 +13,10 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	var (
-		hf     hostFlags
-		wf     wireFlags
-		asJSON bool
+		hf      hostFlags
+		wf      wireFlags
+		asJSON  bool
+		oneLine bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check [FILE]",
@@ -29,54 +33,114 @@ Exit status: 0 when nothing is at warning or above, 1 when something is
 rdmatop never runs the confirm or fix commands it prints.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			pack, err := hf.pack()
-			if err != nil {
-				return err
+			err := runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+			var ec exitCode
+			if oneLine && err != nil && !errors.As(err, &ec) {
+				// node-problem-detector reads one line of stdout.
+				fmt.Fprintln(cmd.OutOrStdout(), "UNKNOWN: "+firstLine(sanitize(err.Error())))
+				return exitCode(exitUsage)
 			}
-			var res checkResult
-			if len(args) == 0 {
-				if err := hf.check(cmd); err != nil {
-					return err
-				}
-				f, err := twoSamples(cmd.Context(), &hf, &wf, pack)
-				if err != nil {
-					return err
-				}
-				res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules}
-			} else {
-				hf.intervalSet = cmd.Flags().Changed("interval")
-				open, kind, err := replayOpener(args[0], &hf, &wf, pack, 0)
-				if err != nil {
-					return err
-				}
-				r, err := open()
-				if err != nil {
-					return usageError{err}
-				}
-				for _, err := range r.Frames(cmd.Context()) {
-					if err != nil {
-						break
-					}
-				}
-				if err := cmd.Context().Err(); err != nil {
-					return err
-				}
-				out := r.Result()
-				if out.Err != nil {
-					return usageError{out.Err}
-				}
-				res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
-				if kind == kindBundle {
-					res.Source = "bundle " + args[0]
-				}
-			}
-			return printCheck(cmd, res, asJSON)
+			return err
 		},
 	}
 	hf.register(cmd)
 	wf.registerLive(cmd, true)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron")
 	return cmd
+}
+
+func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, asJSON, oneLine bool) error {
+	pack, err := hf.pack()
+	if err != nil {
+		return err
+	}
+	var res checkResult
+	if len(args) == 0 {
+		if err := hf.check(cmd); err != nil {
+			return err
+		}
+		f, err := twoSamples(cmd.Context(), hf, wf, pack)
+		if err != nil {
+			return err
+		}
+		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules}
+	} else {
+		hf.intervalSet = cmd.Flags().Changed("interval")
+		open, kind, err := replayOpener(args[0], hf, wf, pack, 0)
+		if err != nil {
+			return err
+		}
+		r, err := open()
+		if err != nil {
+			return usageError{err}
+		}
+		for _, err := range r.Frames(cmd.Context()) {
+			if err != nil {
+				break
+			}
+		}
+		if err := cmd.Context().Err(); err != nil {
+			return err
+		}
+		out := r.Result()
+		if out.Err != nil {
+			return usageError{out.Err}
+		}
+		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
+		if kind == kindBundle {
+			res.Source = "bundle " + args[0]
+		}
+	}
+	if oneLine {
+		return printOneLine(cmd, res)
+	}
+	return printCheck(cmd, res, asJSON)
+}
+
+// printOneLine prints the verdict as one line: what node-problem-detector
+// shows as the condition's message.
+func printOneLine(cmd *cobra.Command, res checkResult) error {
+	var top *rules.Finding
+	n := 0
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		if f.Severity == rules.Info {
+			continue
+		}
+		if top == nil || rank(f) > rank(top) {
+			top = f
+		}
+		n++
+	}
+	if top == nil {
+		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above")
+		return nil
+	}
+	line := strings.ToUpper(string(top.Severity)) + ": " + sanitize(top.Title) + " on " + sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
+	if n > 1 {
+		line += fmt.Sprintf(" (+%d more)", n-1)
+	}
+	fmt.Fprintln(cmd.OutOrStdout(), line)
+	return exitCode(exitFindings)
+}
+
+// rank orders findings for the one line: active before resolved, then by
+// severity.
+func rank(f *rules.Finding) int {
+	r := 0
+	if !f.Resolved {
+		r += 10
+	}
+	if f.Severity == rules.Critical {
+		r++
+	}
+	return r
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // printCheck prints the findings and sets the exit status.

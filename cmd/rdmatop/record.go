@@ -68,7 +68,7 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 			if wf.snaplen > 0 {
 				snap = uint32(wf.snaplen)
 			}
-			w, err := bundle.NewPcapngWriter(f, bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + version,
+			w, err := bundle.NewPcapngWriter(f, bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + build.String(),
 				Host:     bundle.Host{Hostname: hi.Hostname, Kernel: hi.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
 				Interval: hf.interval.String(), Selection: sel},
 				bundle.PcapngOptions{Gzip: strings.HasSuffix(out, ".gz"), Iface: hf.netdev, SnapLen: snap})

@@ -3,11 +3,17 @@ package main
 import (
 	"errors"
 
+	"github.com/rdmatop/rdmatop/internal/buildinfo"
+
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version, when set at build time with -ldflags "-X main.version=...",
+// overrides the module version and revision the toolchain recorded.
 var version = "dev"
+
+// build is what this binary is (--version, rdmatop_build_info).
+var build = buildinfo.Read(version)
 
 func newRootCmd() *cobra.Command {
 	var (
@@ -29,6 +35,7 @@ func newRootCmd() *cobra.Command {
   rdmatop check [FILE]             what is wrong and what to do (exit 1 on warnings)
   rdmatop record -o FILE [-i eth0] record the host and the wire into one file
   sudo rdmatop capture -i eth0     capture RoCE live and report, like replay
+  rdmatop serve [--listen :9879]   a Prometheus exporter of the same (deploy/ for the fleet)
   rdmatop rules                    the diagnosis rules
   rdmatop demo                     a built-in scenario, no hardware needed`,
 		Args: cobra.NoArgs,
@@ -51,7 +58,7 @@ func newRootCmd() *cobra.Command {
 			}
 			return runLiveTUI(cmd, &hf, &wf, pack)
 		},
-		Version:       version,
+		Version:       build.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -60,6 +67,6 @@ func newRootCmd() *cobra.Command {
 	root.PersistentFlags().StringVar(&theme, "theme", "dark", "screen colours: dark or light (NO_COLOR in the environment turns colour off)")
 	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
 	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")
-	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd())
+	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd(), newServeCmd())
 	return root
 }

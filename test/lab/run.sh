@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.."
 job=$1; out=${2:-/tmp/rdmatop-lab-$job}
 lab=${RXE_LAB:-../shared/lab/rxe-lab}
 in=$(mktemp -d); trap 'rm -rf "$in"' EXIT
-CGO_ENABLED=0 go build -o "$in/rdmatop" ./cmd/rdmatop
+CGO_ENABLED=0 go build -buildvcs=true -o "$in/rdmatop" ./cmd/rdmatop
 # the faults job drives shared/lab/faults' programs
 [ "$job" = faults ] && cp "$(dirname "$lab")"/faults/* "$in/"
 rm -rf "$out"

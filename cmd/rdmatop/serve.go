@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/exporter"
+	"github.com/rdmatop/rdmatop/monitor"
+)
+
+func newServeCmd() *cobra.Command {
+	var (
+		hf      hostFlags
+		wf      wireFlags
+		listen  string
+		replay  string
+		speed   float64
+		perQP   bool
+		maxQPs  int
+		pprofOn bool
+	)
+	cmd := &cobra.Command{
+		Use:   "serve [--listen :9879] [-i NETDEV|-d DEV] [--root DIR] [--interval D]",
+		Short: "a Prometheus exporter: the host's RoCE health and rdmatop's findings on /metrics",
+		Long: `Serve what rdmatop sees on this host to Prometheus: /metrics (Prometheus
+text or OpenMetrics), /healthz and an index page. The same pipeline as the
+screen samples the host every --interval (and, with -i, captures RoCE on
+NETDEV unless --no-capture) and evaluates the rules; a scrape reads the
+newest result and never waits on a probe. GET and HEAD only.
+
+--replay FILE serves a recording (or a capture) instead, at its recorded
+pace times --speed, then keeps serving its last tick.
+
+Metrics, units and labels: docs/exporter.md. Dashboards, alerts, a
+DaemonSet and a node-problem-detector plugin: deploy/.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := hf.check(cmd); err != nil {
+				return err
+			}
+			pack, err := hf.pack()
+			if err != nil {
+				return err
+			}
+			if maxQPs > exporter.HardMaxQPs {
+				return usageError{fmt.Errorf("--per-qp-max %d: at most %d", maxQPs, exporter.HardMaxQPs)}
+			}
+			var r *monitor.Run
+			closeSrc := func() {}
+			if replay != "" {
+				open, _, err := replayOpener(replay, &hf, &wf, pack, 0)
+				if err != nil {
+					return err
+				}
+				if r, err = open(); err != nil {
+					return usageError{err}
+				}
+			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, liveOpts{}); err != nil {
+				return err
+			}
+			defer closeSrc()
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				r.Close()
+				return usageError{fmt.Errorf("--listen %s: %w", listen, err)}
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			exp := exporter.New(exporter.Options{Pack: pack, Build: build, PerQP: perQP, MaxQPs: maxQPs})
+			runDone := make(chan error, 1)
+			go func() {
+				frames := r.Frames(ctx)
+				if replay != "" {
+					frames = monitor.Paced(ctx, frames, speed)
+				}
+				var runErr error
+				for f, err := range frames {
+					if err != nil {
+						runErr = err
+						break
+					}
+					exp.Update(f)
+				}
+				runDone <- runErr
+			}()
+			stale := 3*hf.interval + 10*time.Second
+			if replay != "" {
+				stale = 100 * 365 * 24 * time.Hour // a finished replay stays healthy
+			}
+			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn}),
+				ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
+				IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
+			fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: serving on http://%s/metrics\n", ln.Addr())
+			srvErr := make(chan error, 1)
+			go func() { srvErr <- srv.Serve(ln) }()
+			select {
+			case <-ctx.Done():
+			case err := <-srvErr:
+				return err
+			case err := <-runDone:
+				if err != nil {
+					// A live run only stops on a failure: say it, stop serving.
+					srv.Close()
+					return err
+				}
+				if replay == "" {
+					srv.Close()
+					return errors.New("the run ended")
+				}
+				<-ctx.Done() // a replay ended: keep serving its last tick
+			}
+			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shut)
+		},
+	}
+	hf.register(cmd)
+	wf.registerLive(cmd, true)
+	cmd.Flags().StringVar(&listen, "listen", ":9879", "address to serve on (host:port; 127.0.0.1:9879 for this host only)")
+	cmd.Flags().StringVar(&replay, "replay", "", "serve a recording or a capture instead of this host")
+	cmd.Flags().Float64Var(&speed, "speed", 1, "with --replay: how much faster than recorded")
+	cmd.Flags().BoolVar(&perQP, "per-qp", false, "one series per QP (rdmatop_qp_info), capped by --per-qp-max")
+	cmd.Flags().IntVar(&maxQPs, "per-qp-max", exporter.DefaultMaxQPs, fmt.Sprintf("at most this many per-QP series (hard limit %d)", exporter.HardMaxQPs))
+	cmd.Flags().BoolVar(&pprofOn, "pprof", false, "also serve Go's profiler on /debug/pprof/ (for debugging rdmatop itself)")
+	return cmd
+}

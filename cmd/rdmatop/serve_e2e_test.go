@@ -1,0 +1,307 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/rdmatop/rdmatop/exporter"
+)
+
+// The exporter end to end with a real Prometheus (Debian's prometheus
+// package, started here on loopback): it scrapes `rdmatop serve` on the
+// mlx5 fixture trees and on the lab's recording; values, units and labels
+// are checked against the fixtures, every query of the Grafana dashboard
+// and every alert expression runs through Prometheus's HTTP API, and the
+// alerts of the rules that fire become pending or firing.
+
+func buildRdmatop(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "rdmatop")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startServe runs `rdmatop serve args...` on a free loopback port and
+// returns its address.
+func startServe(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("rdmatop serve %v: %v", args, err)
+	}
+	go io.Copy(io.Discard, stderr)
+	m := regexp.MustCompile(`http://([0-9.:]+)/metrics`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("rdmatop serve said %q", line)
+	}
+	return m[1]
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+type promResult struct {
+	Status    string `json:"status"`
+	ErrorType string `json:"errorType"`
+	Error     string `json:"error"`
+	Data      struct {
+		ResultType string `json:"resultType"`
+		Result     []struct {
+			Metric map[string]string `json:"metric"`
+			Value  []any             `json:"value"`
+		} `json:"result"`
+		Alerts []struct {
+			Labels map[string]string `json:"labels"`
+			State  string            `json:"state"`
+		} `json:"alerts"`
+	} `json:"data"`
+}
+
+func promGet(t *testing.T, base, path string, q url.Values) promResult {
+	t.Helper()
+	resp, err := http.Get(base + path + "?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var r promResult
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return r
+}
+
+func sampleValue(t *testing.T, r promResult) float64 {
+	t.Helper()
+	if len(r.Data.Result) != 1 {
+		t.Fatalf("want one series, got %d: %+v", len(r.Data.Result), r.Data.Result)
+	}
+	v, err := strconv.ParseFloat(r.Data.Result[0].Value[1].(string), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestServeWithPrometheus(t *testing.T) {
+	prom, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Skip("prometheus not installed (Debian package prometheus; .ci/run installs it)")
+	}
+	bin := buildRdmatop(t)
+	wd, _ := os.Getwd()
+	fixture := startServe(t, bin, "--root", filepath.Join(wd, "../../testdata/sysfs/mlx5-roce-cx6dx-t0"), "--interval", "1s")
+	replay := startServe(t, bin, "--replay", filepath.Join(wd, "../../testdata/lab/pipeline/incident.pcapng.gz"), "--speed", "0.5") // 12 s: Prometheus sees it move
+
+	// promtool agrees with the exposition itself.
+	if promtool, err := exec.LookPath("promtool"); err == nil {
+		time.Sleep(1500 * time.Millisecond)
+		for _, addr := range []string{fixture, replay} {
+			resp, err := http.Get("http://" + addr + "/metrics")
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			check := exec.Command(promtool, "check", "metrics")
+			check.Stdin = bytes.NewReader(body)
+			if out, err := check.CombinedOutput(); err != nil {
+				t.Errorf("promtool check metrics (%s): %v\n%s", addr, err, out)
+			}
+		}
+	}
+
+	dir := t.TempDir()
+	alerts := filepath.Join(wd, "../../deploy/prometheus/alerts.yaml")
+	cfg := fmt.Sprintf(`global: {scrape_interval: 1s, evaluation_interval: 1s}
+rule_files: [%q]
+scrape_configs:
+  - job_name: fixture
+    static_configs: [{targets: [%q]}]
+  - job_name: replay
+    static_configs: [{targets: [%q]}]
+`, alerts, fixture, replay)
+	os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o644)
+	web := freePort(t)
+	pcmd := exec.Command(prom, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+web, "--log.level=warn")
+	var plog bytes.Buffer
+	pcmd.Stdout, pcmd.Stderr = &plog, &plog
+	if err := pcmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pcmd.Process.Kill(); pcmd.Wait() })
+	base := "http://" + web
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/-/ready")
+		if err == nil && resp.StatusCode == 200 {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus not ready: %v\n%s", err, plog.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// Enough scrapes for rate() over 10 s, most of the replay seen.
+	query := func(q string) promResult {
+		return promGet(t, base, "/api/v1/query", url.Values{"query": {q}})
+	}
+	for time.Now().Before(deadline) {
+		r := query(`count_over_time(rdmatop_build_info[1m])`)
+		if len(r.Data.Result) == 2 && r.Data.Result[0].Value[1] != "1" && r.Data.Result[1].Value[1] != "1" {
+			if n, _ := strconv.Atoi(fmt.Sprint(r.Data.Result[0].Value[1])); n >= 12 {
+				break
+			}
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	// Values, units and labels against the fixture files.
+	file := func(p string) float64 {
+		b, err := os.ReadFile("../../testdata/sysfs/mlx5-roce-cx6dx-t0/sys/class/infiniband/mlx5_0/ports/1/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, _ := strconv.ParseFloat(strings.TrimSpace(string(b)), 64)
+		return v
+	}
+	for q, want := range map[string]float64{
+		`rdmatop_port_bytes_total{job="fixture",device="mlx5_0",port="1",netdev="eth0",direction="tx"}`: 4 * file("counters/port_xmit_data"),
+		`rdmatop_port_bytes_total{job="fixture",device="mlx5_0",direction="rx"}`:                        4 * file("counters/port_rcv_data"),
+		`rdmatop_cnp_sent_total{job="fixture",device="mlx5_0"}`:                                         file("hw_counters/np_cnp_sent"),
+		`rdmatop_out_of_sequence_total{job="fixture",device="mlx5_0"}`:                                  file("hw_counters/out_of_sequence"),
+		`rdmatop_port_up{job="fixture",device="mlx5_1"}`:                                                0,
+		`rdmatop_port_speed_bytes{job="fixture",device="mlx5_0"}`:                                       100e9 / 8,
+		`rdmatop_finding_active{job="fixture",rule="port-down",device="mlx5_1",port="1"}`:               1,
+	} {
+		if got := sampleValue(t, query(q)); got != want {
+			t.Errorf("%s = %v, want %v", q, got, want)
+		}
+	}
+	if v := sampleValue(t, query(`sum(rdmatop_wire_psn_gaps_total{job="replay"})`)); v == 0 {
+		t.Error("the replayed recording's capture shows no PSN gap")
+	}
+	if v := sampleValue(t, query(`sum(rdmatop_finding_active{job="replay",rule="packet-loss"})`)); v == 0 {
+		t.Error("no packet-loss finding on the replayed recording")
+	}
+	// rxe counts packets, not bytes.
+	if v := sampleValue(t, query(`max(increase(rdmatop_port_packets_total{job="replay",device="rxe0",direction="tx"}[1m]))`)); v <= 0 {
+		t.Error("the replayed recording's transmitted packets did not move")
+	}
+	if v := sampleValue(t, query(`sum(rdmatop_wire_packets_total{job="replay",interface="veth0"})`)); v == 0 {
+		t.Error("the recording's capture is not labelled with its interface")
+	}
+
+	// Present families: what either exporter serves.
+	present := map[string]bool{}
+	for _, addr := range []string{fixture, replay} {
+		resp, _ := http.Get("http://" + addr + "/metrics")
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		for _, m := range regexp.MustCompile(`(?m)^(rdmatop_[a-z0-9_]+)`).FindAllStringSubmatch(string(body), -1) {
+			present[m[1]] = true
+		}
+	}
+	names := regexp.MustCompile(`rdmatop_[a-z0-9_]+`)
+	expand := strings.NewReplacer("$__rate_interval", "10s", "$instance", ".*", "$device", ".*")
+	ran, withData := 0, 0
+	defer func() { t.Logf("dashboard: %d queries ran, %d required and returned data", ran, withData) }()
+	for _, p := range exporter.Panels {
+		for _, q := range p.Queries {
+			r := query(expand.Replace(q.Expr))
+			if r.Status != "success" {
+				t.Errorf("panel %q: %s: %s %s", p.Title, q.Expr, r.ErrorType, r.Error)
+				continue
+			}
+			all := true
+			for _, n := range names.FindAllString(q.Expr, -1) {
+				all = all && present[n]
+			}
+			ran++
+			if all && !strings.Contains(q.Expr, `state!="ok"`) {
+				if len(r.Data.Result) == 0 {
+					t.Errorf("panel %q: %s returns no data although the exporters serve its metrics", p.Title, q.Expr)
+				} else {
+					withData++
+				}
+			}
+		}
+	}
+
+	// Every alert expression parses and runs.
+	var groups struct {
+		Groups []struct {
+			Rules []struct {
+				Alert string `yaml:"alert"`
+				Expr  string `yaml:"expr"`
+			} `yaml:"rules"`
+		} `yaml:"groups"`
+	}
+	b, _ := os.ReadFile(alerts)
+	if err := yaml.Unmarshal(b, &groups); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, g := range groups.Groups {
+		for _, r := range g.Rules {
+			n++
+			if res := query(r.Expr); res.Status != "success" {
+				t.Errorf("alert %s: %s: %s", r.Alert, res.ErrorType, res.Error)
+			}
+		}
+	}
+	if n < 30 {
+		t.Errorf("only %d alerts", n)
+	}
+	// The alerts of the firing rules are pending or firing.
+	want := map[string]bool{"RdmatopPortDown": false, "RdmatopPacketLoss": false}
+	for time.Now().Before(deadline.Add(10 * time.Second)) {
+		for _, a := range promGet(t, base, "/api/v1/alerts", nil).Data.Alerts {
+			if _, ok := want[a.Labels["alertname"]]; ok && (a.State == "firing" || a.State == "pending") {
+				want[a.Labels["alertname"]] = true
+			}
+		}
+		if want["RdmatopPortDown"] && want["RdmatopPacketLoss"] {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	for a, ok := range want {
+		if !ok {
+			t.Errorf("alert %s never became pending or firing", a)
+		}
+	}
+}

@@ -1,0 +1,133 @@
+package exporter
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/rdmatop/rdmatop/internal/buildinfo"
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// Options configure an Exporter.
+type Options struct {
+	// Pack is the rule pack the run uses: rdmatop_rule_info lists its
+	// rules (their titles, for dashboards and alerts).
+	Pack *rules.Pack
+	// Build is what this binary is (rdmatop_build_info).
+	Build buildinfo.Info
+	// PerQP exports one rdmatop_qp_info series per QP, at most MaxQPs
+	// (0: DefaultMaxQPs; never more than HardMaxQPs); the QPs beyond are
+	// counted in rdmatop_qp_series_dropped.
+	PerQP  bool
+	MaxQPs int
+	// Stale is how many Frames a series survives without news before it
+	// is dropped (0: DefaultStale): a port or counter that vanished.
+	Stale int
+}
+
+// Bounds of the per-QP series and of a series' life without news.
+const (
+	DefaultMaxQPs = 1000
+	HardMaxQPs    = 10000
+	DefaultStale  = 60
+)
+
+// Exporter is a prometheus.Collector of the newest Frame's metrics. Update
+// must be called from one goroutine; Collect from any number.
+type Exporter struct {
+	opts Options
+
+	mu      sync.RWMutex
+	metrics []prometheus.Metric // built by the last Update, read-only
+	last    time.Time           // the last Frame's time
+	updated time.Time           // wall clock of the last Update (for /healthz)
+	frames  uint64
+
+	// Update's own state.
+	gen        uint64
+	acc        map[string]*series
+	descs      map[string]*prometheus.Desc
+	eventKinds map[eventKind]bool // bounded by maxEventKinds
+	natives    map[string]string  // canonical base name → native names, for help
+}
+
+// eventKind is one series of rdmatop_events_total.
+type eventKind struct{ source, kind, sev string }
+
+// maxEventKinds bounds rdmatop_events_total's series (kinds come from a
+// fixed list; the bound guards against a source that invents them).
+const maxEventKinds = 200
+
+// series is one counter's running value.
+type series struct {
+	v    float64
+	seen uint64 // generation of the last Frame that had it
+}
+
+// New returns an Exporter.
+func New(o Options) *Exporter {
+	if o.MaxQPs <= 0 {
+		o.MaxQPs = DefaultMaxQPs
+	}
+	o.MaxQPs = min(o.MaxQPs, HardMaxQPs)
+	if o.Stale <= 0 {
+		o.Stale = DefaultStale
+	}
+	return &Exporter{opts: o, acc: map[string]*series{}, descs: map[string]*prometheus.Desc{},
+		eventKinds: map[eventKind]bool{}, natives: nativeNames()}
+}
+
+// Update builds the metrics of f, the run's next Frame, and makes them the
+// ones scrapes see.
+func (e *Exporter) Update(f monitor.Frame) {
+	e.gen++
+	b := &builder{e: e, out: make([]prometheus.Metric, 0, len(e.metrics)+64)}
+	b.frame(&f)
+	// Counters of objects gone for a while are forgotten (and the map
+	// stays bounded over a run of days).
+	for k, s := range e.acc {
+		if e.gen-s.seen > uint64(e.opts.Stale) {
+			delete(e.acc, k)
+		}
+	}
+	e.mu.Lock()
+	e.metrics, e.last, e.updated = b.out, f.Time, time.Now()
+	e.frames++
+	e.mu.Unlock()
+}
+
+// Describe sends no descriptions: the metric set follows the host (its
+// counters, ports and priorities), so the Exporter is an unchecked
+// collector.
+func (e *Exporter) Describe(chan<- *prometheus.Desc) {}
+
+// Collect sends the metrics of the newest Frame.
+func (e *Exporter) Collect(ch chan<- prometheus.Metric) {
+	e.mu.RLock()
+	ms := e.metrics
+	e.mu.RUnlock()
+	for _, m := range ms {
+		ch <- m
+	}
+}
+
+// Health says whether Frames are coming: the number seen and the wall
+// clock of the last one.
+func (e *Exporter) Health() (frames uint64, last time.Time) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.frames, e.updated
+}
+
+// desc returns the cached description of a metric.
+func (e *Exporter) desc(name, help string, labels ...string) *prometheus.Desc {
+	if d, ok := e.descs[name]; ok {
+		return d
+	}
+	d := prometheus.NewDesc(name, help, labels, nil)
+	e.descs[name] = d
+	return d
+}

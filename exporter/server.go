@@ -1,0 +1,82 @@
+package exporter
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/pprof"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// ServerOptions configure Handler.
+type ServerOptions struct {
+	// Stale: /healthz fails when no Frame came for this long (0: 1 min).
+	Stale time.Duration
+	// Pprof serves net/http/pprof under /debug/pprof/ (off by default).
+	Pprof bool
+	// Now is the clock /healthz compares with (time.Now when nil).
+	Now func() time.Time
+}
+
+// Handler serves the exporter: /metrics (Prometheus text or OpenMetrics,
+// by content negotiation), /healthz and a plain index page. It answers
+// GET and HEAD only, on these paths only: it has no write endpoint.
+func Handler(e *Exporter, o ServerOptions) http.Handler {
+	if o.Stale <= 0 {
+		o.Stale = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(e, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true,
+		ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: 8}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		n, last := e.Health()
+		switch {
+		case n == 0:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "starting: no frame yet")
+		case o.Now().Sub(last) > o.Stale:
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "stale: the last frame is %s old\n", o.Now().Sub(last).Round(time.Second))
+		default:
+			fmt.Fprintf(w, "ok: %d frames\n", n)
+		}
+	})
+	if o.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!DOCTYPE html><html><head><title>rdmatop exporter</title></head><body>
+<h1>rdmatop exporter</h1>
+<p>RoCE and RDMA health for Prometheus: canonical counters, PFC, DCQCN, QPs, events and the findings of rdmatop's rules.</p>
+<ul><li><a href="metrics">/metrics</a></li><li><a href="healthz">/healthz</a></li></ul>
+</body></html>
+`)
+	})
+	return readOnly(mux)
+}
+
+// readOnly refuses every method but GET and HEAD.
+func readOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed: this exporter only serves GET and HEAD", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

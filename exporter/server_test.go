@@ -1,0 +1,162 @@
+package exporter
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+func server(t *testing.T, o ServerOptions) (*Exporter, *httptest.Server) {
+	t.Helper()
+	pack, _ := rules.Default()
+	e := New(Options{Pack: pack})
+	srv := httptest.NewServer(Handler(e, o))
+	t.Cleanup(srv.Close)
+	return e, srv
+}
+
+func get(t *testing.T, req *http.Request) (int, string, http.Header) {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// GET and HEAD on its paths only; healthz follows the Frames; OpenMetrics
+// by content negotiation.
+func TestServerEndpoints(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	e, srv := server(t, ServerOptions{Stale: time.Minute, Now: clock})
+	req := func(method, path string, hdr ...string) *http.Request {
+		r, _ := http.NewRequest(method, srv.URL+path, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			r.Header.Set(hdr[i], hdr[i+1])
+		}
+		return r
+	}
+	if code, body, _ := get(t, req("GET", "/healthz")); code != 503 || !strings.Contains(body, "no frame yet") {
+		t.Errorf("healthz before any frame: %d %q", code, body)
+	}
+	for _, f := range fixtureFrames(t) {
+		e.Update(f)
+	}
+	if code, body, _ := get(t, req("GET", "/healthz")); code != 200 || !strings.Contains(body, "ok: 2 frames") {
+		t.Errorf("healthz: %d %q", code, body)
+	}
+	now = now.Add(2 * time.Minute)
+	if code, body, _ := get(t, req("GET", "/healthz")); code != 503 || !strings.Contains(body, "stale") {
+		t.Errorf("healthz after 2 min without frames: %d %q", code, body)
+	}
+	code, body, hdr := get(t, req("GET", "/metrics"))
+	if code != 200 || !strings.Contains(body, "rdmatop_port_bytes_total{") || !strings.HasPrefix(hdr.Get("Content-Type"), "text/plain") {
+		t.Errorf("/metrics: %d %s", code, hdr.Get("Content-Type"))
+	}
+	code, body, hdr = get(t, req("GET", "/metrics", "Accept", "application/openmetrics-text; version=1.0.0"))
+	if code != 200 || !strings.HasPrefix(hdr.Get("Content-Type"), "application/openmetrics-text") || !strings.HasSuffix(body, "# EOF\n") {
+		t.Errorf("OpenMetrics: %d %s", code, hdr.Get("Content-Type"))
+	}
+	if code, body, _ := get(t, req("GET", "/")); code != 200 || !strings.Contains(body, `href="metrics"`) {
+		t.Errorf("index: %d", code)
+	}
+	if code, _, _ := get(t, req("HEAD", "/metrics")); code != 200 {
+		t.Errorf("HEAD /metrics: %d", code)
+	}
+	for _, m := range []string{"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT"} {
+		if code, _, hdr := get(t, req(m, "/metrics")); code != 405 || hdr.Get("Allow") != "GET, HEAD" {
+			t.Errorf("%s /metrics: %d, Allow %q", m, code, hdr.Get("Allow"))
+		}
+	}
+	for _, p := range []string{"/debug/pprof/", "/metrics/x", "/admin", "/../etc/passwd", "/index.html"} {
+		if code, _, _ := get(t, req("GET", p)); code != 404 {
+			t.Errorf("GET %s: %d, want 404", p, code)
+		}
+	}
+}
+
+// pprof only when asked.
+func TestServerPprofFlag(t *testing.T) {
+	_, srv := server(t, ServerOptions{Pprof: true})
+	r, _ := http.NewRequest("GET", srv.URL+"/debug/pprof/", nil)
+	if code, _, _ := get(t, r); code != 200 {
+		t.Errorf("pprof with the flag: %d", code)
+	}
+}
+
+// Malformed requests get an HTTP error, never a panic or a hang.
+func TestServerMalformedRequests(t *testing.T) {
+	e, srv := server(t, ServerOptions{})
+	for _, f := range fixtureFrames(t) {
+		e.Update(f)
+	}
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for _, raw := range []string{
+		"GET /metrics HTTP/1.1\r\n\r\n",            // no Host
+		"GET /metrics HTTP/9.9\r\nHost: x\r\n\r\n", // unknown version
+		"GARBAGE\r\n\r\n",                          // not HTTP
+		"GET /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+		"GET /%zz HTTP/1.1\r\nHost: x\r\n\r\n",                               // bad escape
+		"GET " + strings.Repeat("a", 70000) + " HTTP/1.1\r\nHost: x\r\n\r\n", // huge request line
+		"\x00\x01\x02\x03\r\n\r\n",
+	} {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(3 * time.Second))
+		c.Write([]byte(raw))
+		line, err := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if err != nil && err != io.EOF {
+			t.Errorf("%.40q: %v", raw, err)
+			continue
+		}
+		if !strings.HasPrefix(line, "HTTP/1.1 4") && !strings.HasPrefix(line, "HTTP/1.0 4") && !strings.HasPrefix(line, "HTTP/1.1 505") {
+			t.Errorf("%.40q: answered %q, want a 4xx", raw, line)
+		}
+	}
+	// The server still answers.
+	r, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+	if code, _, _ := get(t, r); code != 200 {
+		t.Errorf("after malformed requests: %d", code)
+	}
+}
+
+// Scrapes and updates at once (run with -race): no race, every scrape a
+// complete metric set.
+func TestConcurrentScrapes(t *testing.T) {
+	e, srv := server(t, ServerOptions{})
+	frames := fixtureFrames(t)
+	e.Update(frames[0])
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 20 {
+				r, _ := http.NewRequest("GET", srv.URL+"/metrics", nil)
+				if code, body, _ := get(t, r); code != 200 || !strings.Contains(body, "rdmatop_build_info") {
+					t.Errorf("scrape: %d", code)
+				}
+			}
+		}()
+	}
+	for i := range 50 {
+		f := frames[i%2]
+		f.Seq = i
+		e.Update(f)
+	}
+	wg.Wait()
+}
