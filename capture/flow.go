@@ -83,6 +83,9 @@ type reqStream struct {
 	undo        fillUndo
 	pending     [pendingLen]outstanding
 	pendingNext int
+	// the last READ requests, for judging their responses (reads.go)
+	reads  [maxReads]readRange
+	nreads int
 }
 
 // respStream tracks READ response PSNs, which must be contiguous within a

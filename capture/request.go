@@ -59,6 +59,9 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 	r := &f.req
 	psn := p.BTH.PSN
 	n, slack := t.consumed(f, p)
+	if p.BTH.Opcode.Operation() == roce.OpReadRequest {
+		r.noteRead(psn, n+slack)
+	}
 	if !r.init {
 		r.init, r.first, r.last = true, psn, psn
 		r.next, r.readSlack = psnAdd(psn, n), slack

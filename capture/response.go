@@ -109,7 +109,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 		}
 	}
 	if p.BTH.Opcode.IsReadResponse() {
-		t.readResponse(f, p, ts, pkt)
+		t.readResponse(f, req, p, ts, pkt)
 	}
 }
 
@@ -142,12 +142,27 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 	}
 }
 
-// readResponse checks that READ response PSNs are contiguous within a READ
-// and that a new READ's responses do not repeat ones already seen.
-func (t *Tracker) readResponse(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
+// readResponse checks a READ response: within the READ request it
+// answers when the capture holds that request (reads.go), else as one
+// stream: contiguous within a READ, a new READ's responses not repeating
+// ones already seen.
+func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ts int64, pkt uint64) {
 	s := &f.resp
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
+	if req != nil {
+		if rr := req.req.readFor(psn); rr != nil {
+			// The request is known: judge the response within it.
+			t.readResponseIn(f, &req.req, rr, p, ts, pkt)
+			if !s.init || psnDiff(s.highest, psn) > 0 {
+				s.highest = psn
+			}
+			s.init = true
+			s.inRead = !op.IsLast()
+			s.readNext = psnAdd(psn, 1)
+			return
+		}
+	}
 	if op.IsFirst() {
 		if s.init && psnDiff(s.highest, psn) <= 0 {
 			f.retrans++ // the responder resends data of a repeated READ
