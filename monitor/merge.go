@@ -44,13 +44,6 @@ func mergeFindings(ticks, whole []rules.Finding, w *capture.Summary, tick time.D
 		}
 		out = append(out, f)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := &out[i], &out[j]
-		if a.Resolved != b.Resolved {
-			return !a.Resolved
-		}
-		return rank(a.Severity) > rank(b.Severity)
-	})
 	return out
 }
 
@@ -96,16 +89,18 @@ func parseTS(s string) time.Time {
 	return t
 }
 
-func rank(s rules.Severity) int {
-	switch s {
-	case rules.Critical:
-		return 3
-	case rules.Warning:
-		return 2
-	case rules.Info:
-		return 1
+// peersOf maps each flow of a capture to its peer flow.
+func peersOf(w *capture.Summary) map[int]int {
+	if w == nil {
+		return nil
 	}
-	return 0
+	m := map[int]int{}
+	for i := range w.Flows {
+		if p := w.Flows[i].PeerID; p != 0 {
+			m[w.Flows[i].ID] = p
+		}
+	}
+	return m
 }
 
 // mergeRuleStates says how each rule fared over the run: firing if either

@@ -202,6 +202,9 @@ func (r *Run) Result() Result {
 		res.Findings = mergeFindings(r.lastRes.Findings, whole.Findings, res.Wire, r.tickLen())
 		res.Rules = mergeRuleStates(r.lastRes.Rules, whole.Rules)
 	}
+	// Causes first, what they explain under them. A replay tells what
+	// happened: findings rank the same whether or not they resolved.
+	res.Findings = r.pack.Group(res.Findings, rules.GroupOptions{Live: r.cfg.Mode == ModeLive, Peers: peersOf(res.Wire)})
 	if res.Findings == nil {
 		res.Findings = []rules.Finding{}
 	}

@@ -40,6 +40,9 @@ func Markdown(p *Pack) string {
 			}
 			fmt.Fprintf(&b, ":\n\n```\n%s\n```\n", strings.TrimSpace(v.When))
 		}
+		if len(r.Explains) > 0 {
+			fmt.Fprintf(&b, "\nExplains (ranks above them, lists them under it, on related objects): %s\n", strings.Join(r.Explains, ", "))
+		}
 		if len(r.Params) > 0 {
 			fmt.Fprintf(&b, "\nParameters (override with --rules DIR): %s\n", params(r.Params))
 		}
@@ -58,6 +61,18 @@ func Markdown(p *Pack) string {
 	fmt.Fprintf(&b, "  longer ago than a retention period (suggested for live runs: %g h, at most %d findings).\n", LiveRetention.Hours(), LiveMaxResolved)
 	b.WriteString("  Reports count what was dropped (`forgotten_findings`). A finding that fires again after\n")
 	b.WriteString("  it resolved is reported again, in its old place.\n")
+	b.WriteString("\n## Root cause first\n\n")
+	b.WriteString("A rule's `explains:` lists the rules whose findings it explains. When a finding and a finding\n")
+	b.WriteString("it explains hold on related objects, the explained one names its cause (`explained_by` in\n")
+	b.WriteString("JSON: its rule and objects), the cause lists it (`explains`), and reports, JSON and the\n")
+	b.WriteString("screen show the cause first with its symptoms under it. Related: a host finding relates to\n")
+	b.WriteString("everything; findings on devices to the same device (and port, when both name one); flow\n")
+	b.WriteString("findings to the same flow or the other direction of its connection; a flow and a device\n")
+	b.WriteString("finding relate (a capture on a host is that host's traffic). A finding with several causes\n")
+	b.WriteString("gets the most severe. Causes rank by the worst severity of what they explain, then by how\n")
+	b.WriteString("much they explain. Live, active findings come first; in a replay or a check of a recording\n")
+	b.WriteString("findings rank the same whether or not they resolved before the end. The pack is checked at\n")
+	b.WriteString("load: an unknown rule or a circle of explains is an error.\n")
 	b.WriteString("\n## Expression environment\n\n")
 	b.WriteString("`when` is an [expr-lang](https://expr-lang.org) expression, compiled at load (an unknown\n")
 	b.WriteString("name or a type error rejects the rule with file:line). It is evaluated once per object of\n")

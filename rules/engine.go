@@ -28,6 +28,11 @@ type Finding struct {
 	// Resolved is set once the condition cleared; the finding is kept so
 	// that a replay or a check of a recording reports what happened.
 	Resolved bool `json:"resolved,omitempty"`
+	// Explains lists the findings this one explains (its symptoms, listed
+	// under it); ExplainedBy names the finding that explains this one.
+	// Which rule explains which is declared in the pack (explains:).
+	Explains    []Ref `json:"explains,omitempty"`
+	ExplainedBy *Ref  `json:"explained_by,omitempty"`
 }
 
 // RuleState is how one rule fared on a frame.
@@ -231,7 +236,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 	e.expireTimers()
 	e.resolve()
 	e.forget(f.Time)
-	res.Findings = e.findings()
+	res.Findings = e.findings(flowPeers(f))
 	res.Forgotten = e.forgot
 	return res
 }
@@ -356,36 +361,18 @@ func (e *Engine) forget(now time.Time) {
 
 // findings lists what the engine keeps: active first, then by severity,
 // in the order they first fired.
-func (e *Engine) findings() []Finding {
-	const buckets = 8 // (active, resolved) x rank 3..0
-	bucket := func(en *entry) int {
-		b := 3 - en.f.Severity.rank()
-		if en.f.Resolved {
-			b += 4
-		}
-		return b
-	}
-	var start [buckets + 1]int
+func (e *Engine) findings(peers map[int]int) []Finding {
+	var out []Finding
 	for _, en := range e.order {
 		if !en.gone {
-			start[bucket(en)+1]++
+			out = append(out, en.f)
 		}
 	}
-	for i := 1; i <= buckets; i++ {
-		start[i] += start[i-1]
-	}
-	if start[buckets] == 0 {
+	if len(out) == 0 {
 		return nil
 	}
-	out := make([]Finding, start[buckets])
-	for _, en := range e.order {
-		if !en.gone {
-			b := bucket(en)
-			out[start[b]] = en.f
-			start[b]++
-		}
-	}
-	return out
+	// Active first (this frame is "now"), causes above what they explain.
+	return e.pack.Group(out, GroupOptions{Live: true, Peers: peers})
 }
 
 // stateSize reports how much the engine keeps: timers, findings (kept and
@@ -514,3 +501,17 @@ func Worst(fs []Finding) Severity {
 
 // AtLeastWarning reports whether any finding is warning or critical.
 func AtLeastWarning(fs []Finding) bool { return Worst(fs).rank() >= Warning.rank() }
+
+// flowPeers maps each flow of the frame's capture to its peer flow.
+func flowPeers(f Frame) map[int]int {
+	if f.Wire == nil {
+		return nil
+	}
+	m := map[int]int{}
+	for i := range f.Wire.Flows {
+		if p := f.Wire.Flows[i].PeerID; p != 0 {
+			m[f.Wire.Flows[i].ID] = p
+		}
+	}
+	return m
+}

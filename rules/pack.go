@@ -9,7 +9,13 @@ import (
 var packFS embed.FS
 
 // Default returns the rule pack built into rdmatop.
-func Default() (*Pack, error) { return Load(packFS, "pack") }
+func Default() (*Pack, error) {
+	p, err := Load(packFS, "pack")
+	if err != nil {
+		return nil, err
+	}
+	return p, p.checkExplains()
+}
 
 // WithDir returns the built-in pack with the rules of dir added, replacing
 // built-in rules with the same id (--rules DIR).
@@ -25,5 +31,6 @@ func WithDir(dir string) (*Pack, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Merge(base, extra), nil
+	p := Merge(base, extra)
+	return p, p.checkExplains()
 }

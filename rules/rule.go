@@ -69,6 +69,11 @@ type Rule struct {
 	// Also lists the same symptom seen in other data: e.g. packet loss in
 	// a capture's flows (scope flow) and in a port's counters (scope port).
 	Also []Variant `yaml:"also" json:"also,omitempty"`
+	// Explains lists the rules whose findings this rule's findings explain
+	// when both hold on related objects (a link flap explains the
+	// retransmissions it causes): the cause ranks first and the symptoms
+	// are shown under it (group.go).
+	Explains []string `yaml:"explains" json:"explains,omitempty"`
 	// Source is file:line where the rule is defined.
 	Source string `yaml:"-" json:"source"`
 

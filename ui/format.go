@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // fit pads or truncates plain (unstyled, sanitised) text to exactly w
@@ -307,4 +309,43 @@ func (t *table) line(r *row, cursor bool, width int) string {
 		b.WriteByte(' ')
 	}
 	return fit(b.String(), width)
+}
+
+// ExplainsSummary says what a cause explains, by rule: "retransmissions on
+// 3 flows, qp-error-state on 1 QP".
+func ExplainsSummary(refs []rules.Ref) string {
+	var order []string
+	count := map[string]int{}
+	kind := map[string]string{}
+	for _, r := range refs {
+		if count[r.Rule] == 0 {
+			order = append(order, r.Rule)
+		}
+		count[r.Rule]++
+		switch {
+		case r.Objects["flow"] != "":
+			kind[r.Rule] = "flow"
+		case r.Objects["qpn"] != "":
+			kind[r.Rule] = "QP"
+		case r.Objects["priority"] != "":
+			kind[r.Rule] = "priority"
+		case r.Objects["port"] != "":
+			kind[r.Rule] = "port"
+		default:
+			kind[r.Rule] = "host"
+		}
+	}
+	var parts []string
+	for _, rule := range order {
+		n, k := count[rule], kind[rule]
+		if k == "host" {
+			parts = append(parts, rule)
+			continue
+		}
+		if n > 1 {
+			k += "s"
+		}
+		parts = append(parts, rule+" on "+strconv.Itoa(n)+" "+k)
+	}
+	return strings.Join(parts, ", ")
 }

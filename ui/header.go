@@ -209,7 +209,14 @@ func (m Model) strip() []string {
 		if i == start+n-1 && len(m.active) > start+n {
 			more = " (+" + strconv.Itoa(len(m.active)-start-n) + " more)"
 		}
-		line := cur + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects) + more
+		line := cur + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects)
+		if f.ExplainedBy != nil {
+			// a symptom of the cause above it
+			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects)
+		} else if len(f.Explains) > 0 {
+			line += " — explains " + ExplainsSummary(f.Explains)
+		}
+		line += more
 		line = fit(line, m.width)
 		if m.focusStrip && i == m.findingSel && !m.opts.NoColor {
 			out = append(out, m.styles.Selected.Inherit(m.sevStyle(string(f.Severity))).Render(line))

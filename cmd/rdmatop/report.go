@@ -35,10 +35,24 @@ func writeFindings(w io.Writer, res checkResult) {
 		if f.Resolved {
 			state = " (resolved)"
 		}
+		if c := f.ExplainedBy; c != nil {
+			// A symptom of the finding above: what and where, the cause's
+			// confirm and fix apply.
+			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s\n", strings.ToUpper(string(f.Severity)), sanitize(f.Title), f.Rule, state, c.Rule)
+			fmt.Fprintf(w, "    on       %s\n", sanitize(objects(f.Objects)))
+			if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
+				fmt.Fprintf(w, "    seen     %s\n", seen)
+			}
+			fmt.Fprintf(w, "    evidence %s\n", sanitize(f.Evidence))
+			continue
+		}
 		fmt.Fprintf(w, "\n%s %s [%s]%s\n", strings.ToUpper(string(f.Severity)), sanitize(f.Title), f.Rule, state)
 		fmt.Fprintf(w, "  on       %s\n", sanitize(objects(f.Objects)))
 		if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
 			fmt.Fprintf(w, "  seen     %s\n", seen)
+		}
+		if len(f.Explains) > 0 {
+			fmt.Fprintf(w, "  explains %s\n", ExplainsSummary(f.Explains))
 		}
 		fmt.Fprintf(w, "  evidence %s\n", sanitize(f.Evidence))
 		fmt.Fprintf(w, "  cause    %s\n", sanitize(strings.TrimSpace(f.Cause)))
@@ -108,3 +122,7 @@ func writeJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// ExplainsSummary says what a cause explains, by rule: "retransmissions on
+// 3 flows, qp-error-state on 1 QP".
+func ExplainsSummary(refs []rules.Ref) string { return ui.ExplainsSummary(refs) }

@@ -1,0 +1,236 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Root cause first. A rule declares which other rules' findings it
+// explains (`explains:` in the pack). When a finding of such a rule and a
+// finding it explains hold on related objects, the explained finding is
+// linked to its cause (ExplainedBy) and listed right under it, and the
+// cause ranks above the symptoms it explains.
+//
+// Related objects: a host finding relates to everything; two findings on
+// devices to the same device (and port, when both name one); two flow
+// findings to the same flow or the two directions of one connection; a
+// flow and a device finding relate (a capture on a host shows that host's
+// traffic).
+
+// Ref names a finding: its rule and objects.
+type Ref struct {
+	Rule    string            `json:"rule"`
+	Objects map[string]string `json:"objects"`
+}
+
+func refOf(f *Finding) Ref { return Ref{Rule: f.Rule, Objects: f.Objects} }
+
+// checkExplains refuses explains that name no rule, or that go round in a
+// circle (a cause cannot be its own symptom).
+func (p *Pack) checkExplains() error {
+	var errs []error
+	for _, r := range p.Rules {
+		for _, id := range r.Explains {
+			if p.Rule(id) == nil {
+				errs = append(errs, fmt.Errorf("%s: rule %q explains %q, which is not a rule", r.Source, r.ID, id))
+			}
+			if id == r.ID {
+				errs = append(errs, fmt.Errorf("%s: rule %q explains itself", r.Source, r.ID))
+			}
+		}
+	}
+	// A cycle: depth-first search over explains.
+	state := map[string]int{} // 1 on the path, 2 done
+	var visit func(id string, path []string) error
+	visit = func(id string, path []string) error {
+		switch state[id] {
+		case 1:
+			return fmt.Errorf("rules explain each other in a circle: %s", strings.Join(append(path, id), " -> "))
+		case 2:
+			return nil
+		}
+		state[id] = 1
+		if r := p.Rule(id); r != nil {
+			for _, e := range r.Explains {
+				if err := visit(e, append(path, id)); err != nil {
+					return err
+				}
+			}
+		}
+		state[id] = 2
+		return nil
+	}
+	for _, r := range p.Rules {
+		if err := visit(r.ID, nil); err != nil {
+			errs = append(errs, err)
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// GroupOptions say how Group orders.
+type GroupOptions struct {
+	// Live puts active findings before resolved ones (what holds now
+	// first). Off, for a replay or a recording, findings that fired rank
+	// by cause and severity whether or not they resolved before the end.
+	Live bool
+	// Peers maps a flow id to the flow of the other direction of its
+	// connection (the capture's peer_id), for relating flow findings.
+	Peers map[int]int
+}
+
+// Group links every finding to the finding that explains it (the most
+// severe related cause) and orders them: causes first, each followed by
+// what it explains. The input is in first-fired order; the result is a
+// new slice.
+func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
+	n := len(fs)
+	out := make([]Finding, n)
+	copy(out, fs)
+	for i := range out {
+		out[i].Explains, out[i].ExplainedBy = nil, nil
+	}
+	explains := map[string]map[string]bool{}
+	for _, r := range p.Rules {
+		for _, e := range r.Explains {
+			if explains[r.ID] == nil {
+				explains[r.ID] = map[string]bool{}
+			}
+			explains[r.ID][e] = true
+		}
+	}
+	// Candidate causes of a finding are only the findings of the rules that
+	// explain its rule: a frame may hold thousands of QP findings.
+	byRule := map[string][]int{}
+	for i := range out {
+		byRule[out[i].Rule] = append(byRule[out[i].Rule], i)
+	}
+	causesOf := map[string][]string{}
+	for c, set := range explains {
+		for s := range set {
+			causesOf[s] = append(causesOf[s], c)
+		}
+	}
+	cause := make([]int, n)
+	for i := range out {
+		cause[i] = -1
+		for _, cr := range causesOf[out[i].Rule] {
+			for _, j := range byRule[cr] {
+				if i == j || !related(&out[j], &out[i], o.Peers) {
+					continue
+				}
+				if cause[i] < 0 || betterCause(out, j, cause[i], o.Live) {
+					cause[i] = j
+				}
+			}
+		}
+	}
+	// Children of each finding, and the roots.
+	kids := make([][]int, n)
+	var roots []int
+	for i := range out {
+		if c := cause[i]; c >= 0 {
+			kids[c] = append(kids[c], i)
+			ref := refOf(&out[c])
+			out[i].ExplainedBy = &ref
+			out[c].Explains = append(out[c].Explains, refOf(&out[i]))
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	// Descendants count: a cause explaining more ranks higher among equals.
+	size := make([]int, n)
+	var count func(i int) int
+	count = func(i int) int {
+		if size[i] == 0 {
+			size[i] = 1
+			for _, k := range kids[i] {
+				size[i] += count(k)
+			}
+		}
+		return size[i]
+	}
+	// A cause ranks with the worst of what it explains: a link flap that
+	// put QPs in ERR is as urgent as the QPs in ERR.
+	worst := make([]int, n)
+	var sev func(i int) int
+	sev = func(i int) int {
+		if worst[i] == 0 {
+			worst[i] = out[i].Severity.rank() + 1 // +1: 0 means not computed
+			for _, k := range kids[i] {
+				worst[i] = max(worst[i], sev(k))
+			}
+		}
+		return worst[i]
+	}
+	order := func(ix []int) {
+		sort.SliceStable(ix, func(a, b int) bool {
+			x, y := &out[ix[a]], &out[ix[b]]
+			if o.Live && x.Resolved != y.Resolved {
+				return !x.Resolved
+			}
+			if sx, sy := sev(ix[a]), sev(ix[b]); sx != sy {
+				return sx > sy
+			}
+			return count(ix[a]) > count(ix[b])
+		})
+	}
+	order(roots)
+	res := make([]Finding, 0, n)
+	var walk func(i int)
+	walk = func(i int) {
+		res = append(res, out[i])
+		order(kids[i])
+		for _, k := range kids[i] {
+			walk(k)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return res
+}
+
+// betterCause reports whether finding a is a better cause than b: active
+// (live), then more severe, then earlier.
+func betterCause(fs []Finding, a, b int, live bool) bool {
+	x, y := &fs[a], &fs[b]
+	if live && x.Resolved != y.Resolved {
+		return !x.Resolved
+	}
+	if x.Severity.rank() != y.Severity.rank() {
+		return x.Severity.rank() > y.Severity.rank()
+	}
+	return a < b
+}
+
+// related reports whether cause c and symptom s concern the same things.
+func related(c, s *Finding, peers map[int]int) bool {
+	cd, cDev := c.Objects["device"]
+	sd, sDev := s.Objects["device"]
+	cf, cFlow := c.Objects["flow"]
+	sf, sFlow := s.Objects["flow"]
+	switch {
+	case !cDev && !cFlow:
+		return true // a host finding
+	case cDev && sDev:
+		if cd != sd {
+			return false
+		}
+		cp, cok := c.Objects["port"]
+		sp, sok := s.Objects["port"]
+		return !cok || !sok || cp == sp
+	case cFlow && sFlow:
+		if cf == sf {
+			return true
+		}
+		a, _ := strconv.Atoi(cf)
+		b, _ := strconv.Atoi(sf)
+		return peers[a] == b || peers[b] == a
+	}
+	return true // a flow and a device: the capture is of this host
+}

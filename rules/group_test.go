@@ -1,0 +1,114 @@
+package rules
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+func fd(rule string, sev Severity, resolved bool, objs ...string) Finding {
+	m := map[string]string{}
+	for i := 0; i+1 < len(objs); i += 2 {
+		m[objs[i]] = objs[i+1]
+	}
+	return Finding{Rule: rule, Severity: sev, Resolved: resolved, Objects: m, FirstSeen: time.Unix(0, 0)}
+}
+
+func rulesOf(fs []Finding) string {
+	var out []string
+	for _, f := range fs {
+		s := f.Rule
+		if f.ExplainedBy != nil {
+			s = "  " + s + "<" + f.ExplainedBy.Rule
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, "\n")
+}
+
+// A black-holed peer: the QP went to ERR (critical), the requester resent
+// (warning) after ACK timeouts (warning). The timeout explains both and
+// comes first, with them under it; an unrelated advisory comes last.
+func TestGroupBlackHole(t *testing.T) {
+	p, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []Finding{
+		fd("roce-mtu-too-small", Info, false, "device", "rxe0", "port", "1"),
+		fd("qp-error-state", Critical, false, "device", "rxe0", "qpn", "0x11"),
+		fd("retransmissions", Warning, false, "flow", "1", "src", "a", "dst", "b"),
+		fd("ack-timeout", Warning, false, "flow", "1", "src", "a", "dst", "b"),
+	}
+	got := rulesOf(p.Group(in, GroupOptions{}))
+	want := "ack-timeout\n  qp-error-state<ack-timeout\n  retransmissions<ack-timeout\nroce-mtu-too-small"
+	if got != want {
+		t.Errorf("grouped:\n%s\nwant:\n%s", got, want)
+	}
+	g := p.Group(in, GroupOptions{})
+	if len(g[0].Explains) != 2 || g[1].ExplainedBy.Objects["flow"] != "1" {
+		t.Errorf("links: %+v / %+v", g[0].Explains, g[1].ExplainedBy)
+	}
+}
+
+// A link flap mid-recording ranks first even though it resolved, in a
+// replay; live, what holds now comes first.
+func TestGroupLinkFlapReplayAndLive(t *testing.T) {
+	p, _ := Default()
+	in := []Finding{
+		fd("roce-mtu-too-small", Info, false, "device", "rxe1", "port", "1"),
+		fd("retransmissions", Warning, true, "flow", "3"),
+		fd("link-flap", Warning, true, "device", "rxe1", "port", "1"),
+		fd("ack-timeout", Warning, false, "flow", "3"),
+	}
+	if got := rulesOf(p.Group(in, GroupOptions{})); !strings.HasPrefix(got, "link-flap\n") {
+		t.Errorf("replay:\n%s", got)
+	}
+	live := p.Group(in, GroupOptions{Live: true})
+	if live[0].Resolved {
+		t.Errorf("live: a resolved finding first:\n%s", rulesOf(live))
+	}
+}
+
+// Flow findings relate through the connection's two directions; device
+// findings only on the same device and port.
+func TestGroupRelated(t *testing.T) {
+	p, _ := Default()
+	in := []Finding{
+		fd("rnr-nak", Warning, false, "flow", "2"),        // NAKs travel on the responder's flow
+		fd("retransmissions", Warning, false, "flow", "1"), // the requester's resends
+		fd("retransmissions", Warning, false, "flow", "5"), // another connection
+		fd("link-flap", Warning, false, "device", "mlx5_0", "port", "1"),
+		fd("port-down", Warning, false, "device", "mlx5_1", "port", "1"),
+	}
+	g := p.Group(in, GroupOptions{Peers: map[int]int{1: 2, 2: 1}})
+	for _, f := range g {
+		switch {
+		case f.Rule == "retransmissions" && f.Objects["flow"] == "1" && (f.ExplainedBy == nil || f.ExplainedBy.Rule != "rnr-nak"):
+			t.Errorf("flow 1's resends not under the RNR NAKs of its peer flow: %+v", f.ExplainedBy)
+		case f.Rule == "port-down" && f.ExplainedBy != nil:
+			t.Errorf("mlx5_1's port down explained by %+v (another device)", f.ExplainedBy)
+		}
+	}
+}
+
+// The pack is checked: explains must name rules and must not go round.
+func TestExplainsChecked(t *testing.T) {
+	rule := func(id, explains string) string {
+		return "- id: " + id + "\n  title: t\n  severity: warning\n  scope: host\n  explains: [" + explains + "]\n  when: 'true'\n  evidence: e\n  cause: c\n  confirm: [c]\n  fix: [f]\n  docs: [d]\n"
+	}
+	for name, body := range map[string]string{
+		"unknown": rule("a", "nosuch"),
+		"circle":  rule("a", "b") + rule("b", "a"),
+		"self":    rule("a", "a"),
+	} {
+		p, err := Load(fstest.MapFS{"r/x.yaml": {Data: []byte(body)}}, "r")
+		if err != nil {
+			t.Fatalf("%s: load: %v", name, err)
+		}
+		if err := p.checkExplains(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
