@@ -133,7 +133,8 @@ func liveOpenError(iface string, err error) error {
 	return fmt.Errorf("capture on %s: %w", iface, err)
 }
 
-// ReadPacket returns the next frame; data is valid until the next call. It
+// ReadPacket returns the next frame; data lives in the ring and is valid
+// until the next call or Close (which unmaps the ring). It
 // returns ErrTimeout when no frame arrived within the poll timeout and
 // io.EOF once the source is closed.
 func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {

@@ -24,6 +24,11 @@ type Host interface {
 // Wire is a live capture: capture.LiveSource, or a fake in tests.
 // ReadPacket returns capture.ErrTimeout when nothing arrived for a while
 // and io.EOF once closed; Close may be called from another goroutine.
+//
+// A frame's data may live in the source's memory (capture.LiveSource reads
+// zero-copy from its ring): it is valid until the next ReadPacket or
+// Close. So ReadPacket must return within a bounded time (ErrTimeout when
+// idle), and a run closes the source only after its reader has stopped.
 type Wire interface {
 	capture.Source
 }

@@ -36,9 +36,12 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 			w.pump(pctx, cfg.Wire)
 		}()
 		defer func() {
+			// Stop the reader before closing the source: the frame it holds
+			// lives in the source's memory (a zero-copy ring that Close
+			// unmaps). ReadPacket returns within the poll timeout.
 			stopPump()
-			cfg.Wire.Close() // ends a pending ReadPacket
 			<-done
+			cfg.Wire.Close()
 		}()
 	case cfg.WireErr != nil:
 		st := probes.StatusOf(wireSource(cfg.WireName), cfg.WireErr)
