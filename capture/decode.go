@@ -56,6 +56,7 @@ type Decoded struct {
 	Encap    Encap
 	Src, Dst [16]byte // IPv4 as IPv4-mapped IPv6; RoCEv1: GIDs
 	IPv4     bool
+	IPID     uint16 // IPv4 identification; 0 for IPv6 and RoCEv1
 	DSCP     uint8
 	ECN      uint8 // 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE
 	VLAN     bool
@@ -181,7 +182,7 @@ func (d *Decoder) decodeIPv4(data []byte, cut int, out *Decoded) (bool, error) {
 	}
 	hl := int(ip.IHL) * 4
 	udpWire := int(ip.Length) - hl
-	out.IPv4 = true
+	out.IPv4, out.IPID = true, ip.Id
 	out.Src = v4mapped(ip.SrcIP)
 	out.Dst = v4mapped(ip.DstIP)
 	out.DSCP, out.ECN = ip.TOS>>2, ip.TOS&3
@@ -196,7 +197,7 @@ func (d *Decoder) decodeIPv6(data []byte, cut int, out *Decoded) (bool, error) {
 	if ip.NextHeader != layers.IPProtocolUDP || len(data) < 40 {
 		return false, nil
 	}
-	out.IPv4 = false
+	out.IPv4, out.IPID = false, 0
 	copy(out.Src[:], ip.SrcIP)
 	copy(out.Dst[:], ip.DstIP)
 	out.DSCP, out.ECN = ip.TrafficClass>>2, ip.TrafficClass&3
@@ -238,7 +239,7 @@ func (d *Decoder) decodeV1(data []byte, cut int, out *Decoded) (bool, error) {
 	if g.NextHeader != roce.GRHNextHeaderBTH {
 		return true, fmt.Errorf("%w: GRH next header 0x%02x is not an IBA transport header", ErrMalformed, g.NextHeader)
 	}
-	out.IPv4 = false
+	out.IPv4, out.IPID = false, 0
 	out.SrcPort = 0 // no UDP: do not keep the previous RoCEv2 packet's port
 	copy(out.Src[:], g.SGID)
 	copy(out.Dst[:], g.DGID)

@@ -36,6 +36,16 @@ type Flow struct {
 	// PSN analysis of what this flow carries: its requests, and the READ
 	// responses it returns.
 	gaps, missing, retrans, goBackN, outOfOrder uint64
+	// duplicates: a request captured again right after itself (a mirror or
+	// a link that copies frames), not resent by the sender.
+	duplicates uint64
+	// maxPayload is the largest payload of a packet: a floor of the path
+	// MTU the sender uses, even when no multi-packet message shows it.
+	maxPayload int
+	// READ requests asking again for responses of an earlier READ, and
+	// those of them sent before the capture saw any of the responses they
+	// ask for (the requester's timer fired while the responder was busy).
+	readReissues, readReissuesUnanswered uint64
 
 	acks uint64
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
@@ -77,6 +87,9 @@ type reqStream struct {
 	readLen     uint32
 	inRetrans   bool
 	lastRetx    uint32
+	lastOp      roce.Opcode // the last request's opcode and time, for copies
+	lastTS      int64
+	lastIPID    uint16
 	nakSeen     bool // a NAK or RNR NAK arrived since the last gap
 	holes       [maxHoles]hole
 	nholes      int

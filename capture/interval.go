@@ -18,6 +18,8 @@ type flowCounters struct {
 	packets, bytes, payload                     uint64
 	requests, responses, messages               uint64
 	gaps, missing, retrans, goBackN, outOfOrder uint64
+	duplicates                                  uint64
+	readReissues, readReissuesUnanswered        uint64
 	acks, zeroCreditACKs                        uint64
 	naks                                        NAKCounts
 	cnps, cnpsCarried                           uint64
@@ -29,7 +31,8 @@ type flowCounters struct {
 func (f *Flow) counters() flowCounters {
 	return flowCounters{packets: f.packets, bytes: f.bytes, payload: f.payload, requests: f.requests,
 		responses: f.responses, messages: f.messages, gaps: f.gaps, missing: f.missing, retrans: f.retrans,
-		goBackN: f.goBackN, outOfOrder: f.outOfOrder, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
+		goBackN: f.goBackN, outOfOrder: f.outOfOrder, duplicates: f.duplicates, readReissues: f.readReissues,
+		readReissuesUnanswered: f.readReissuesUnanswered, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
 		naks: f.naks, cnps: f.cnps, cnpsCarried: f.cnpsCarried, ecn: f.ecn, becn: f.becn, fecn: f.fecn,
 		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
 }
@@ -84,7 +87,9 @@ func (c flowCounters) minus(o flowCounters) flowCounters {
 	return flowCounters{packets: sub(c.packets, o.packets), bytes: sub(c.bytes, o.bytes), payload: sub(c.payload, o.payload),
 		requests: sub(c.requests, o.requests), responses: sub(c.responses, o.responses), messages: sub(c.messages, o.messages),
 		gaps: sub(c.gaps, o.gaps), missing: sub(c.missing, o.missing), retrans: sub(c.retrans, o.retrans),
-		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder), acks: sub(c.acks, o.acks),
+		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder),
+		duplicates: sub(c.duplicates, o.duplicates), readReissues: sub(c.readReissues, o.readReissues),
+		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered), acks: sub(c.acks, o.acks),
 		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
 		cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried), ecn: c.ecn.minus(o.ecn), becn: sub(c.becn, o.becn),
 		fecn: sub(c.fecn, o.fecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcBad: sub(c.icrcBad, o.icrcBad),
@@ -101,6 +106,9 @@ func (c *flowCounters) addTo(t *Totals) {
 	t.RetransmittedPackets += c.retrans
 	t.GoBackN += c.goBackN
 	t.OutOfOrder += c.outOfOrder
+	t.Duplicates += c.duplicates
+	t.ReadReissues += c.readReissues
+	t.ReadReissuesUnanswered += c.readReissuesUnanswered
 	t.ACKs += c.acks
 	t.ZeroCreditACKs += c.zeroCreditACKs
 	t.NAKs.add(c.naks)
@@ -240,6 +248,8 @@ func (c *flowCounters) set(fs *FlowSummary) {
 	fs.Requests, fs.Responses, fs.Messages = c.requests, c.responses, c.messages
 	fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = c.gaps, c.missing, c.retrans
 	fs.GoBackN, fs.OutOfOrder, fs.ACKs, fs.ZeroCreditACKs = c.goBackN, c.outOfOrder, c.acks, c.zeroCreditACKs
+	fs.Duplicates = c.duplicates
+	fs.ReadReissues, fs.ReadReissuesUnanswered = c.readReissues, c.readReissuesUnanswered
 	fs.NAKs, fs.CNPs, fs.CNPsCarried = c.naks, c.cnps, c.cnpsCarried
 	fs.ECN, fs.ECNCE = c.ecn, c.ecn.CE
 	fs.ICRCErrors, fs.ICRCUnverifiable = c.icrcBad, c.icrcUnver

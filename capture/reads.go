@@ -19,6 +19,9 @@ type readRange struct {
 	psn  uint32 // the request's PSN: its first response PSN
 	n    int    // response PSNs it can use (an upper bound while the path MTU is unknown)
 	next uint32 // the next response PSN expected
+	// reissue: the request asks again for responses an older request
+	// still in the list covers (a READ re-issued from the middle).
+	reissue bool
 }
 
 func (r *readRange) contains(psn uint32) bool {
@@ -26,9 +29,30 @@ func (r *readRange) contains(psn uint32) bool {
 	return d >= 0 && d < max(r.n, 1)
 }
 
-// noteRead remembers a READ request at psn using up to n response PSNs.
-func (r *reqStream) noteRead(psn uint32, n int) {
+// noteRead remembers a READ request at psn using up to n response PSNs
+// and counts it when it re-issues an earlier READ.
+func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 	rr := readRange{psn: psn, n: max(n, 1), next: psn}
+	// Only a request behind the stream asks again: a new READ right after
+	// one whose length bounds its responses only loosely (path MTU still
+	// unknown) may fall in that one's range.
+	behind := r.init && psnDiff(r.next, psn) < 0
+	unanswered := true
+	for i := 0; i < r.nreads && behind; i++ {
+		if o := &r.reads[i]; o.contains(psn) {
+			rr.reissue = true
+			// Responses from psn on already captured: not unanswered.
+			if psnDiff(o.next, psn) < 0 {
+				unanswered = false
+			}
+		}
+	}
+	if rr.reissue {
+		f.readReissues++
+		if unanswered {
+			f.readReissuesUnanswered++
+		}
+	}
 	if r.nreads < maxReads {
 		r.reads[r.nreads] = rr
 		r.nreads++
@@ -59,8 +83,10 @@ func (r *reqStream) readFor(psn uint32) *readRange {
 }
 
 // readResponseIn judges a READ response against the request it answers.
-// A response another request already got (a READ re-issued from the
-// middle overlaps the one it repeats) is sent again: a retransmission.
+// A skip within a request is a gap, unless the request was itself a
+// re-issue (see below). A response another request already got (a READ
+// re-issued from the middle overlaps the one it repeats) is sent again: a
+// retransmission.
 func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, ts int64, pkt uint64) {
 	psn := p.BTH.PSN
 	again := false
@@ -70,6 +96,12 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 		}
 	}
 	switch d := psnDiff(rr.next, psn); {
+	case d > 0 && rr.reissue:
+		// The requester had already asked again for these responses when
+		// the responder skipped them: it is juggling its response streams
+		// (Soft-RoCE does), not losing packets. A lost response shows the
+		// other way round: the skip first, the request again after it.
+		// Nor is it reordering on the path, so it counts as neither.
 	case d > 0:
 		f.gaps++
 		f.missing += uint64(d)

@@ -117,3 +117,27 @@ func TestReadResponseGapWithinRequest(t *testing.T) {
 		t.Errorf("one response lost: %d gaps, %d missing", f.PSNGaps, f.MissingPSNs)
 	}
 }
+
+// The real Soft-RoCE sequence (testdata/incidents/healthy-read-spurious,
+// nothing lost): the requester re-issues a READ from 463, and the responder
+// goes on with another stream at 472 before it answers the re-issue. The
+// skip is the responder's juggling, not loss. A response lost before any
+// re-issue is a gap (TestReadResponseGapWithinRequest).
+func TestReadResponseSkipAfterReissue(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.read(400, 83) // 400..482
+	for psn := uint32(400); psn < 463; psn++ {
+		w.response(400, 83, psn)
+	}
+	w.read(463, 20) // the requester asks again from 463
+	for psn := uint32(472); psn < 483; psn++ {
+		w.response(400, 83, psn) // the responder jumps ahead
+	}
+	for psn := uint32(463); psn < 483; psn++ {
+		w.response(463, 20, psn) // then answers the re-issue
+	}
+	f := respFlow(t, w.t)
+	if f.PSNGaps != 0 || f.MissingPSNs != 0 {
+		t.Errorf("a skip after the re-issue: %d gaps, %d missing; nothing was lost", f.PSNGaps, f.MissingPSNs)
+	}
+}

@@ -127,6 +127,9 @@ func verdict(s *Summary) string {
 	if t.OutOfOrder > 0 {
 		parts = append(parts, fmt.Sprintf("%d packets out of order", t.OutOfOrder))
 	}
+	if t.Duplicates > 0 {
+		parts = append(parts, fmt.Sprintf("%d requests captured twice (copies on the path, not resends)", t.Duplicates))
+	}
 	if n := t.NAKs.Total() - t.NAKs.RNR; n > 0 {
 		parts = append(parts, fmt.Sprintf("%d NAKs (%s)", n, nakBreakdown(t.NAKs)))
 	}

@@ -55,12 +55,32 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // request follows the requester's PSN stream: in order, gap, or behind
 // (retransmission, go-back-N, or reordering).
-func (t *Tracker) request(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
+// A request with the PSN and opcode of the one just before it is a copy
+// made on the path (netem duplicate, a mirror seeing a frame twice), not a
+// resend, when it carries the same IPv4 identification within copyWindow:
+// a sender builds a resend afresh, with a new ID. Without an ID (IPv6, or
+// NICs that send ID 0) only a copy within dupWindow counts: netem copies
+// arrive within ~10 µs, and even Soft-RoCE's immediate local resend after a
+// qdisc drop takes hundreds of µs (testdata/rxe/pcap/lossy1-prenetem.pcap).
+const (
+	copyWindow = 1_000_000 // ns
+	dupWindow  = 50_000    // ns
+)
+
+func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
 	r := &f.req
 	psn := p.BTH.PSN
+	op := p.BTH.Opcode
+	if r.init && psn == r.last && op == r.lastOp && !r.nakSeen && isCopy(ipID, r.lastIPID, ts-r.lastTS) {
+		f.duplicates++
+		r.lastTS = ts
+		return
+	}
+	r.lastIPID = ipID
+	r.lastOp, r.lastTS = op, ts
 	n, slack := t.consumed(f, p)
 	if p.BTH.Opcode.Operation() == roce.OpReadRequest {
-		r.noteRead(psn, n+slack)
+		r.noteRead(f, psn, n+slack)
 	}
 	if !r.init {
 		r.init, r.first, r.last = true, psn, psn
@@ -230,4 +250,15 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 	r := &f.req
 	r.pending[r.pendingNext] = outstanding{psn: p.BTH.PSN, ts: ts, valid: true}
 	r.pendingNext = (r.pendingNext + 1) % pendingLen
+}
+
+// isCopy: see copyWindow.
+func isCopy(id, lastID uint16, dt int64) bool {
+	if dt < 0 {
+		return false
+	}
+	if id != 0 && lastID != 0 {
+		return id == lastID && dt <= copyWindow
+	}
+	return dt <= dupWindow
 }

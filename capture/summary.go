@@ -93,69 +93,88 @@ type RTT struct {
 
 // Totals adds up the flows.
 type Totals struct {
-	Flows                uint64    `json:"flows" expr:"flows"`
-	PSNGaps              uint64    `json:"psn_gaps" expr:"psn_gaps"`
-	MissingPSNs          uint64    `json:"missing_psns" expr:"missing_psns"`
-	RetransmittedPackets uint64    `json:"retransmitted_packets" expr:"retransmitted_packets"`
-	GoBackN              uint64    `json:"go_back_n" expr:"go_back_n"`
-	OutOfOrder           uint64    `json:"out_of_order" expr:"out_of_order"`
-	ACKs                 uint64    `json:"acks" expr:"acks"`
-	ZeroCreditACKs       uint64    `json:"zero_credit_acks" expr:"zero_credit_acks"`
-	NAKs                 NAKCounts `json:"naks" expr:"naks"`
-	CNPs                 uint64    `json:"cnps" expr:"cnps"`
-	ECN                  ECNCounts `json:"ecn" expr:"ecn"`
-	ECNCE                uint64    `json:"ecn_ce" expr:"ecn_ce"`
-	BECN                 uint64    `json:"becn" expr:"becn"`
-	FECN                 uint64    `json:"fecn" expr:"fecn"`
-	ICRCOK               uint64    `json:"icrc_ok" expr:"icrc_ok"`
-	ICRCErrors           uint64    `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable     uint64    `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	Flows                uint64 `json:"flows" expr:"flows"`
+	PSNGaps              uint64 `json:"psn_gaps" expr:"psn_gaps"`
+	MissingPSNs          uint64 `json:"missing_psns" expr:"missing_psns"`
+	RetransmittedPackets uint64 `json:"retransmitted_packets" expr:"retransmitted_packets"`
+	GoBackN              uint64 `json:"go_back_n" expr:"go_back_n"`
+	OutOfOrder           uint64 `json:"out_of_order" expr:"out_of_order"`
+	Duplicates           uint64 `json:"duplicates" expr:"duplicates"` // requests captured twice in a row (copies, not resends)
+	// READ requests asking again for an earlier READ's responses, and those
+	// sent before any of those responses was captured (see FlowSummary).
+	ReadReissues           uint64    `json:"read_reissues" expr:"read_reissues"`
+	ReadReissuesUnanswered uint64    `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
+	ACKs                   uint64    `json:"acks" expr:"acks"`
+	ZeroCreditACKs         uint64    `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	NAKs                   NAKCounts `json:"naks" expr:"naks"`
+	CNPs                   uint64    `json:"cnps" expr:"cnps"`
+	ECN                    ECNCounts `json:"ecn" expr:"ecn"`
+	ECNCE                  uint64    `json:"ecn_ce" expr:"ecn_ce"`
+	BECN                   uint64    `json:"becn" expr:"becn"`
+	FECN                   uint64    `json:"fecn" expr:"fecn"`
+	ICRCOK                 uint64    `json:"icrc_ok" expr:"icrc_ok"`
+	ICRCErrors             uint64    `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable       uint64    `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
 }
 
 // FlowSummary is one flow: packets from Src to Dst for destination QP DestQP.
 type FlowSummary struct {
-	ID                   int           `json:"id" expr:"id"`
-	Src                  string        `json:"src" expr:"src"`
-	Dst                  string        `json:"dst" expr:"dst"`
-	DestQP               uint32        `json:"dest_qp" expr:"dest_qp"`
-	Encap                string        `json:"encap" expr:"encap"`
-	Transport            string        `json:"transport" expr:"transport"`       // RC, UC, UD, XRC, RD, CNP or mixed
-	PeerID               int           `json:"peer_id,omitempty" expr:"peer_id"` // the flow carrying the other direction of the connection
-	Packets              uint64        `json:"packets" expr:"packets"`
-	Bytes                uint64        `json:"bytes" expr:"bytes"`
-	PayloadBytes         uint64        `json:"payload_bytes" expr:"payload_bytes"`
-	Requests             uint64        `json:"requests" expr:"requests"`
-	Responses            uint64        `json:"responses" expr:"responses"`
-	Messages             uint64        `json:"messages" expr:"messages"`
-	FirstTS              string        `json:"first_ts" expr:"first_ts"`
-	LastTS               string        `json:"last_ts" expr:"last_ts"`
-	FirstPacket          uint64        `json:"first_packet" expr:"first_packet"`
-	LastPacket           uint64        `json:"last_packet" expr:"last_packet"`
-	Gbps                 float64       `json:"gbps" expr:"gbps"`
-	FirstPSN             uint32        `json:"first_psn" expr:"first_psn"`
-	LastPSN              uint32        `json:"last_psn" expr:"last_psn"`
-	PSNGaps              uint64        `json:"psn_gaps" expr:"psn_gaps"`
-	MissingPSNs          uint64        `json:"missing_psns" expr:"missing_psns"`
-	RetransmittedPackets uint64        `json:"retransmitted_packets" expr:"retransmitted_packets"`
-	GoBackN              uint64        `json:"go_back_n" expr:"go_back_n"`
-	OutOfOrder           uint64        `json:"out_of_order" expr:"out_of_order"`
-	ACKs                 uint64        `json:"acks" expr:"acks"`
-	LastACKCredits       *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
-	ZeroCreditACKs       uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
-	NAKs                 NAKCounts     `json:"naks" expr:"naks"`
-	LastNAKPSN           *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	CNPs                 uint64        `json:"cnps" expr:"cnps"`
-	CNPsCarried          uint64        `json:"cnps_carried" expr:"cnps_carried"`
-	ECNCE                uint64        `json:"ecn_ce" expr:"ecn_ce"`
-	ECN                  ECNCounts     `json:"ecn" expr:"ecn"`
-	DSCP                 uint8         `json:"dscp" expr:"dscp"`
-	VLAN                 *uint16       `json:"vlan,omitempty" expr:"vlan"`
-	PCP                  *uint8        `json:"pcp,omitempty" expr:"pcp"`
-	ICRCErrors           uint64        `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable     uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
-	RTTus                RTT           `json:"rtt_us" expr:"rtt_us"`
-	Opcodes              []OpcodeCount `json:"opcodes" expr:"opcodes"`
-	Troubled             bool          `json:"troubled" expr:"troubled"`
+	ID           int    `json:"id" expr:"id"`
+	Src          string `json:"src" expr:"src"`
+	Dst          string `json:"dst" expr:"dst"`
+	DestQP       uint32 `json:"dest_qp" expr:"dest_qp"`
+	Encap        string `json:"encap" expr:"encap"`
+	Transport    string `json:"transport" expr:"transport"`       // RC, UC, UD, XRC, RD, CNP or mixed
+	PeerID       int    `json:"peer_id,omitempty" expr:"peer_id"` // the flow carrying the other direction of the connection
+	Packets      uint64 `json:"packets" expr:"packets"`
+	Bytes        uint64 `json:"bytes" expr:"bytes"`
+	PayloadBytes uint64 `json:"payload_bytes" expr:"payload_bytes"`
+	// MaxPayload is the largest payload of one packet of the flow (since
+	// the capture began, also in an interval's summary): the sender's path
+	// MTU is at least this.
+	MaxPayload           int     `json:"max_payload" expr:"max_payload"`
+	Requests             uint64  `json:"requests" expr:"requests"`
+	Responses            uint64  `json:"responses" expr:"responses"`
+	Messages             uint64  `json:"messages" expr:"messages"`
+	FirstTS              string  `json:"first_ts" expr:"first_ts"`
+	LastTS               string  `json:"last_ts" expr:"last_ts"`
+	FirstPacket          uint64  `json:"first_packet" expr:"first_packet"`
+	LastPacket           uint64  `json:"last_packet" expr:"last_packet"`
+	Gbps                 float64 `json:"gbps" expr:"gbps"`
+	FirstPSN             uint32  `json:"first_psn" expr:"first_psn"`
+	LastPSN              uint32  `json:"last_psn" expr:"last_psn"`
+	PSNGaps              uint64  `json:"psn_gaps" expr:"psn_gaps"`
+	MissingPSNs          uint64  `json:"missing_psns" expr:"missing_psns"`
+	RetransmittedPackets uint64  `json:"retransmitted_packets" expr:"retransmitted_packets"`
+	GoBackN              uint64  `json:"go_back_n" expr:"go_back_n"`
+	OutOfOrder           uint64  `json:"out_of_order" expr:"out_of_order"`
+	Duplicates           uint64  `json:"duplicates" expr:"duplicates"` // requests captured twice in a row (a copying mirror or link), not resends
+	// ReadReissues: READ requests asking again for responses an earlier
+	// READ of the flow already asked for (a requester re-issues from the
+	// first response it lacks after a timeout or a NAK).
+	// ReadReissuesUnanswered: those sent before the capture saw any of the
+	// responses they ask for - the requester's timer fired while the
+	// responder had not answered yet. Where the capture had already seen
+	// the response, it was lost after the capture point (or late).
+	ReadReissues           uint64        `json:"read_reissues" expr:"read_reissues"`
+	ReadReissuesUnanswered uint64        `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
+	ACKs                   uint64        `json:"acks" expr:"acks"`
+	LastACKCredits         *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
+	ZeroCreditACKs         uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	NAKs                   NAKCounts     `json:"naks" expr:"naks"`
+	LastNAKPSN             *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
+	CNPs                   uint64        `json:"cnps" expr:"cnps"`
+	CNPsCarried            uint64        `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE                  uint64        `json:"ecn_ce" expr:"ecn_ce"`
+	ECN                    ECNCounts     `json:"ecn" expr:"ecn"`
+	DSCP                   uint8         `json:"dscp" expr:"dscp"`
+	VLAN                   *uint16       `json:"vlan,omitempty" expr:"vlan"`
+	PCP                    *uint8        `json:"pcp,omitempty" expr:"pcp"`
+	ICRCErrors             uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable       uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus                  RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes                []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled               bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.

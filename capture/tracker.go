@@ -182,6 +182,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	f.packets++
 	f.bytes += uint64(d.WireLen)
 	f.payload += uint64(p.PayloadLen)
+	f.maxPayload = max(f.maxPayload, p.PayloadLen)
 	f.transports |= 1 << op.Transport()
 	f.countOpcode(op)
 	f.dscp = d.DSCP
@@ -235,7 +236,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		}
 		t.learnPMTU(f, p)
 		if psnTracked(tr) {
-			t.request(f, p, ts, pkt)
+			t.request(f, p, d.IPID, ts, pkt)
 		} else {
 			// UD/RD flows mix senders' PSN spaces: report, don't track.
 			r := &f.req

@@ -76,6 +76,7 @@ func TestTable(t *testing.T) {
 			sum.Retransmitted += f.Retransmitted
 			sum.GoBackN += f.GoBackN
 			sum.OutOfOrder += f.OutOfOrder
+			sum.Duplicates += f.Duplicates
 			sum.ACKs += f.ACKs
 			sum.NAKs = addNAKs(sum.NAKs, f.NAKs)
 			sum.CNPs += f.CNPsCarried
@@ -158,7 +159,7 @@ func checkSummary(t *testing.T, s *Scenario, sum *capture.Summary) {
 	tt := &sum.Totals
 	got := Totals{
 		PSNGaps: tt.PSNGaps, MissingPSNs: tt.MissingPSNs, Retransmitted: tt.RetransmittedPackets,
-		GoBackN: tt.GoBackN, OutOfOrder: tt.OutOfOrder, ACKs: tt.ACKs, NAKs: naks(tt.NAKs),
+		GoBackN: tt.GoBackN, OutOfOrder: tt.OutOfOrder, Duplicates: tt.Duplicates, ACKs: tt.ACKs, NAKs: naks(tt.NAKs),
 		CNPs: tt.CNPs, ECNCE: tt.ECNCE, BECN: tt.BECN,
 		ICRCOK: tt.ICRCOK, ICRCErrors: tt.ICRCErrors, ICRCUnverifiable: tt.ICRCUnverifiable,
 	}
@@ -193,7 +194,7 @@ func checkSummary(t *testing.T, s *Scenario, sum *capture.Summary) {
 		got := Flow{
 			Src: f.Src, Dst: f.Dst, DestQP: f.DestQP, Packets: f.Packets, FirstPSN: f.FirstPSN, LastPSN: f.LastPSN,
 			PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.RetransmittedPackets,
-			GoBackN: f.GoBackN, OutOfOrder: f.OutOfOrder, ACKs: f.ACKs, NAKs: naks(f.NAKs),
+			GoBackN: f.GoBackN, OutOfOrder: f.OutOfOrder, Duplicates: f.Duplicates, ACKs: f.ACKs, NAKs: naks(f.NAKs),
 			CNPs: f.CNPs, CNPsCarried: f.CNPsCarried, ECNCE: f.ECNCE, DSCP: f.DSCP,
 			ICRCErrors: f.ICRCErrors, ICRCUnverifiable: f.ICRCUnverifiable,
 			RTTSamples: f.RTTus.Samples, RTTMaxUS: f.RTTus.Max,

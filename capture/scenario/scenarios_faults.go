@@ -270,8 +270,9 @@ func faultScenarios() []Scenario {
 		{
 			Name: "duplicate",
 			Description: "A mirror that copies some frames twice: WRITE packet 1005, READ response 1009 and the WRITE_ONLY 1012. " +
-				"Each repeated request counts as a retransmission and a go-back-N episode (1012' also costs 1012 its RTT " +
-				"sample); the repeated READ response counts as a retransmission on B's flow.",
+				"A request seen again right after itself (same PSN and opcode, 1 µs later, no NAK between) is a copy: a " +
+				"duplicate, not a resend, so no go-back-N, and 1012 keeps its RTT sample; the repeated READ response " +
+				"counts as a retransmission on B's flow.",
 			Build: func(cp *Capture) {
 				c := cp.Open(v4())
 				c.Ack(c.Write(4096)) // 1000-1003
@@ -285,10 +286,10 @@ func faultScenarios() []Scenario {
 			Want: Want{
 				Packets: 20, PMTU: 1024,
 				Opcodes: map[roce.Opcode]uint64{wFirst: 2, wMiddle: 5, wLast: 2, wOnly: 2, rReq: 1, rFirst: 1, rMiddle: 3, rLast: 1, ack: 3},
-				Totals:  Totals{Retransmitted: 3, GoBackN: 2, ACKs: 3, ICRCOK: 20},
+				Totals:  Totals{Retransmitted: 1, Duplicates: 2, ACKs: 3, ICRCOK: 20},
 				Flows: []Flow{
 					{Src: a4, Dst: b4, DestQP: qpB, Peer: 2, Packets: 12, FirstPSN: 1000, LastPSN: 1012,
-						Retransmitted: 2, GoBackN: 2, DSCP: 26, RTTSamples: 3, RTTMaxUS: 1},
+						Duplicates: 2, DSCP: 26, RTTSamples: 4, RTTMaxUS: 2},
 					{Src: b4, Dst: a4, DestQP: qpA, Peer: 1, Packets: 8, FirstPSN: 1011, LastPSN: 1011, ACKs: 3, Retransmitted: 1, DSCP: 26},
 				},
 			},

@@ -17,6 +17,7 @@ type Want struct {
 // Totals are the capture-wide counters (summary "totals").
 type Totals struct {
 	PSNGaps, MissingPSNs, Retransmitted, GoBackN, OutOfOrder uint64
+	Duplicates                                               uint64 // requests captured twice (copies)
 	ACKs                                                     uint64
 	NAKs                                                     NAKs
 	CNPs                                                     uint64 // CNP packets
@@ -44,6 +45,7 @@ type Flow struct {
 	Packets                                                  uint64
 	FirstPSN, LastPSN                                        uint32
 	PSNGaps, MissingPSNs, Retransmitted, GoBackN, OutOfOrder uint64
+	Duplicates                                               uint64
 	ACKs                                                     uint64
 	NAKs                                                     NAKs
 	LastNAKPSN                                               uint32 // meaningful when NAKs.Total() > 0

@@ -1,0 +1,76 @@
+package capture
+
+import (
+	"testing"
+
+	"github.com/rdmatop/rdmatop/capture/roce"
+)
+
+func reqFlow(t *testing.T, tr *Tracker) FlowSummary {
+	t.Helper()
+	s := (&Analyzer{tracker: tr}).Summary()
+	for _, f := range s.Flows {
+		if f.Packets > 0 && f.Responses == 0 {
+			return f
+		}
+	}
+	t.Fatal("no request flow")
+	return FlowSummary{}
+}
+
+// A path that copies packets (netem duplicate, a mirror that sees both
+// directions of a bonded link) shows a request again a microsecond after
+// itself: a duplicate, not a resend, so no go-back-N and no gap.
+func TestRequestCapturedTwiceIsDuplicate(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	send := roce.Opcode(roce.OpSendOnly)
+	for psn := uint32(10); psn < 15; psn++ {
+		w.send(wireA, wireB, 0x12, send, psn, 0)
+		if psn == 12 {
+			w.send(wireA, wireB, 0x12, send, psn, 0) // the copy, 1 µs later
+		}
+	}
+	f := reqFlow(t, w.t)
+	if f.Duplicates != 1 || f.RetransmittedPackets != 0 || f.GoBackN != 0 || f.PSNGaps != 0 {
+		t.Errorf("one copy: duplicates=%d retransmitted=%d go-back-N=%d gaps=%d; want 1 0 0 0",
+			f.Duplicates, f.RetransmittedPackets, f.GoBackN, f.PSNGaps)
+	}
+}
+
+// The same PSN again after the sender's ACK timer (milliseconds) is a
+// resend: the duplicate window must not swallow real retransmissions.
+func TestRequestResentAfterTimeoutIsRetransmission(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	send := roce.Opcode(roce.OpSendOnly)
+	for psn := uint32(10); psn < 15; psn++ {
+		w.send(wireA, wireB, 0x12, send, psn, 0)
+	}
+	w.ts += 4_000_000 // a 4 ms ACK timeout
+	w.send(wireA, wireB, 0x12, send, 14, 0)
+	f := reqFlow(t, w.t)
+	if f.Duplicates != 0 || f.RetransmittedPackets != 1 {
+		t.Errorf("resend after a timeout: duplicates=%d retransmitted=%d; want 0 1", f.Duplicates, f.RetransmittedPackets)
+	}
+}
+
+func TestIsCopy(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		id, lastID uint16
+		dt         int64
+		want       bool
+	}{
+		{"netem copy: same ID, 4 µs", 0x7781, 0x7781, 4_000, true},
+		{"mirror copy: same ID, 300 µs", 0x10, 0x10, 300_000, true},
+		{"Soft-RoCE local resend: new ID, 386 µs", 0x5, 0x4, 386_000, false},
+		{"resend with a new ID, 3 µs", 0x7782, 0x7781, 3_000, false},
+		{"same ID long after: ID wrapped, a resend", 0x10, 0x10, 5_000_000, false},
+		{"no ID (IPv6, ID 0): 10 µs", 0, 0, 10_000, true},
+		{"no ID: 386 µs is a resend", 0, 0, 386_000, false},
+		{"clock went back", 0x10, 0x10, -1, false},
+	} {
+		if got := isCopy(c.id, c.lastID, c.dt); got != c.want {
+			t.Errorf("%s: isCopy = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
