@@ -5,6 +5,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -27,7 +28,7 @@ func TestLabLiveCaptureMatchesTcpdumpAndNetem(t *testing.T) {
 	if live.KernelDrops == nil || *live.KernelDrops != 0 {
 		t.Errorf("live kernel drops %v", live.KernelDrops)
 	}
-	if live.Packets != replay.Packets || live.RoCEPackets != 2546 {
+	if live.Packets != replay.Packets || live.RoCEPackets != 2536 {
 		t.Errorf("live saw %d packets (%d RoCE), tcpdump %d", live.Packets, live.RoCEPackets, replay.Packets)
 	}
 	if !reflect.DeepEqual(live.Totals, replay.Totals) {
@@ -58,7 +59,22 @@ func TestLabLiveCaptureMatchesTcpdumpAndNetem(t *testing.T) {
 		t.Fatal("no netem drop count in tc.txt")
 	}
 	dropped, _ := strconv.ParseUint(string(m[1]), 10, 64)
-	if dropped != 23 || live.Totals.PSNGaps != dropped || live.Totals.NAKs.PSNSequenceError != dropped {
-		t.Errorf("netem dropped %d; live capture: %d gaps, %d sequence-error NAKs", dropped, live.Totals.PSNGaps, live.Totals.NAKs.PSNSequenceError)
+	// Every dropped packet is a missing PSN of the WRITE flow (one packet
+	// each; two drops in a row make one gap of 2) or a missing READ
+	// request (one gap, whose PSNs are its responses); every gap got its
+	// sequence-error NAK.
+	var writes, reads uint64
+	for _, f := range live.Flows {
+		read := slices.ContainsFunc(f.Opcodes, func(o OpcodeCount) bool { return o.Name == "RC_RDMA_READ_REQUEST" })
+		switch {
+		case read:
+			reads += f.PSNGaps
+		case f.Requests > 0:
+			writes += f.MissingPSNs
+		}
+	}
+	if dropped != 17 || writes+reads != dropped || live.Totals.NAKs.PSNSequenceError != live.Totals.PSNGaps {
+		t.Errorf("netem dropped %d; live capture: %d WRITE PSNs and %d READ requests missing, %d gaps, %d sequence-error NAKs",
+			dropped, writes, reads, live.Totals.PSNGaps, live.Totals.NAKs.PSNSequenceError)
 	}
 }
