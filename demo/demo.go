@@ -28,9 +28,7 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -116,8 +114,7 @@ type Scenario struct {
 // traffic counters (DefaultSeed for `rdmatop demo`). The same seed gives
 // the same frames.
 func New(seed int64) *Scenario {
-	s := &Scenario{seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed)), values: map[string]uint64{},
-		paths: map[string][]string{}}
+	s := &Scenario{seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 0x5eed))}
 	s.err = s.init()
 	return s
 }
@@ -200,26 +197,7 @@ func (s *Scenario) init() error {
 		return fmt.Errorf("demo: embedded sysfs tree: %w", err)
 	}
 	s.base = tree
-	for k, e := range tree {
-		i := strings.Index(k, "/infiniband/")
-		if i < 0 || e.Data == nil {
-			continue
-		}
-		rest := strings.Split(k[i+len("/infiniband/"):], "/") // mlx5_0 ports 1 hw_counters name
-		if len(rest) != 5 || rest[1] != "ports" || rest[2] != "1" || (rest[3] != "counters" && rest[3] != "hw_counters") {
-			continue
-		}
-		v, err := strconv.ParseUint(strings.TrimSpace(*e.Data), 10, 64)
-		if err != nil {
-			continue
-		}
-		id := rest[0] + "/" + rest[3] + "/" + rest[4]
-		s.paths[id] = append(s.paths[id], k)
-		s.values[id] = v
-	}
-	for _, ks := range s.paths {
-		sort.Strings(ks)
-	}
+	s.paths, s.values = fsrec.PortCounters(tree)
 	eth0, err := parseEthtool()
 	if err != nil {
 		return fmt.Errorf("demo: embedded ethtool dump: %w", err)

@@ -89,9 +89,31 @@ func TestPhasesFireTheirRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The wait of each rule's variant, by rule and scope (a variant may
+	// override the rule's: ecn-marked-no-cnp waits 30 s on the counters,
+	// none on the wire).
 	forOf := map[string]time.Duration{}
 	for _, r := range pack.Rules {
-		forOf[r.ID] = time.Duration(r.For)
+		forOf[r.ID+"|"+string(r.Scope)] = time.Duration(r.For)
+		for _, v := range r.Also {
+			forOf[r.ID+"|"+string(v.Scope)] = time.Duration(r.For)
+			if v.For != nil {
+				forOf[r.ID+"|"+string(v.Scope)] = time.Duration(*v.For)
+			}
+		}
+	}
+	scopeOf := func(f *rules.Finding) string {
+		switch {
+		case f.Objects["flow"] != "":
+			return "flow"
+		case f.Objects["qpn"] != "":
+			return "qp"
+		case f.Objects["priority"] != "":
+			return "priority"
+		case f.Objects["port"] != "":
+			return "port"
+		}
+		return "host"
 	}
 	want := map[string]bool{"pfc-pause-backpressure": true, "ecn-marked-no-cnp": true, "qp-error-state": true,
 		"packet-loss": true, "retransmissions": true}
@@ -112,9 +134,16 @@ func TestPhasesFireTheirRules(t *testing.T) {
 				continue
 			}
 			// Rates exist from the episode's first tick (its counters moved
-			// since the tick before), so the rule fires after exactly `for`.
-			if want := tickTime(ph.First).Add(forOf[rule]); !last.FirstSeen.Equal(want) {
-				t.Errorf("%s first seen %s, want %s (for %s)", rule, last.FirstSeen, want, forOf[rule])
+			// since the tick before), so each variant fires after exactly
+			// its `for`.
+			for _, f := range fs[ph.Last].Findings {
+				if f.Rule != rule || f.Resolved {
+					continue
+				}
+				wait := forOf[rule+"|"+scopeOf(&f)]
+				if want := tickTime(ph.First).Add(wait); !f.FirstSeen.Equal(want) {
+					t.Errorf("%s on %v first seen %s, want %s (for %s)", rule, f.Objects, f.FirstSeen, want, wait)
+				}
 			}
 			if last.Evidence == "" || strings.Contains(last.Evidence, "unavailable") {
 				t.Errorf("%s evidence: %q", rule, last.Evidence)

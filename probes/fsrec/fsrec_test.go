@@ -107,3 +107,29 @@ func TestReadLinkOnFile(t *testing.T) {
 		t.Errorf("replayed read after a failed readlink: %q %v", b, err)
 	}
 }
+
+func TestPortCounters(t *testing.T) {
+	s := func(v string) *string { return &v }
+	tree := Tree{
+		"sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer":                           {Data: s("42\n")},
+		"sys/devices/pci0000:00/0000:00:02.0/infiniband/mlx5_0/ports/1/hw_counters/out_of_buffer": {Data: s("42\n")},
+		"sys/class/infiniband/mlx5_0/ports/1/counters/port_rcv_data":                              {Data: s("7")},
+		"sys/class/infiniband/mlx5_0/ports/2/counters/port_rcv_data":                              {Data: s("9")},   // port 2: not read
+		"sys/class/infiniband/mlx5_0/ports/1/hw_counters/unreadable":                              {Errno: 13},      // no data
+		"sys/class/infiniband/mlx5_0/ports/1/hw_counters/garbage":                                 {Data: s("n/a")}, // not a number
+		"sys/class/net/eth0/statistics/rx_packets":                                                {Data: s("1")},   // not RDMA
+	}
+	paths, values := PortCounters(tree)
+	want := map[string]uint64{"mlx5_0/hw_counters/out_of_buffer": 42, "mlx5_0/counters/port_rcv_data": 7}
+	if len(values) != len(want) {
+		t.Fatalf("values %v, want %v", values, want)
+	}
+	for id, v := range want {
+		if values[id] != v {
+			t.Errorf("%s = %d, want %d", id, values[id], v)
+		}
+	}
+	if p := paths["mlx5_0/hw_counters/out_of_buffer"]; len(p) != 2 || p[0] > p[1] {
+		t.Errorf("paths of out_of_buffer %v: want both keys, sorted", p)
+	}
+}
