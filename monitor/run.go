@@ -204,7 +204,8 @@ func (r *Run) Result() Result {
 	}
 	// Causes first, what they explain under them. A replay tells what
 	// happened: findings rank the same whether or not they resolved.
-	res.Findings = r.pack.Group(res.Findings, rules.GroupOptions{Live: r.cfg.Mode == ModeLive, Peers: peersOf(res.Wire)})
+	res.Findings = r.pack.Group(res.Findings, rules.GroupOptions{Live: r.cfg.Mode == ModeLive, Peers: peersOf(res.Wire),
+		Start: r.engine.Start()})
 	if res.Findings == nil {
 		res.Findings = []rules.Finding{}
 	}

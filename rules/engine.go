@@ -105,6 +105,8 @@ type Engine struct {
 	// drops it); negative drops it at the first miss.
 	TimerGrace int
 
+	start time.Time // the first frame's time
+
 	machine vm.VM  // reused: one allocation less per evaluation
 	frame   uint64 // frames evaluated
 	// timers are the `for` timers by variant key, then object id; only
@@ -155,8 +157,14 @@ type object struct {
 }
 
 // Evaluate runs every rule on f.
+// Start is the time of the first frame the engine evaluated (zero before).
+func (e *Engine) Start() time.Time { return e.start }
+
 func (e *Engine) Evaluate(f Frame) Result {
 	e.frame++
+	if e.frame == 1 {
+		e.start = f.Time
+	}
 	hostv := hostEnv(f)
 	host := &hostv
 	wire := wireEnv(f)
@@ -372,7 +380,7 @@ func (e *Engine) findings(peers map[int]int) []Finding {
 		return nil
 	}
 	// Active first (this frame is "now"), causes above what they explain.
-	return e.pack.Group(out, GroupOptions{Live: true, Peers: peers})
+	return e.pack.Group(out, GroupOptions{Live: true, Peers: peers, Start: e.start})
 }
 
 // stateSize reports how much the engine keeps: timers, findings (kept and

@@ -58,6 +58,10 @@ type PortEnv struct {
 	MTU       any     `expr:"mtu"`      // netdev MTU, nil when unknown
 	RoCEMTU   any     `expr:"roce_mtu"` // IB MTU the netdev MTU allows, nil when unknown
 	OperState string  `expr:"operstate"`
+	// MaxPayloadIn is the largest RoCE payload the capture shows addressed
+	// to one of this port's GIDs; nil without a capture or with nothing
+	// addressed here.
+	MaxPayloadIn any `expr:"max_payload_in"`
 	// Events of this port in the frame (port_state, link_downed, ...).
 	Events []probes.Event `expr:"events"`
 }
@@ -131,6 +135,10 @@ type WireEnv struct {
 	// Interface is the network interface of a live capture (the summary's
 	// File when its Format is "live"), "" otherwise.
 	Interface string `expr:"interface"`
+	// TimerResendFlows is the number of flows whose resends are all their
+	// requester's timer firing on a responder still answering, nothing
+	// lost (see the flow-scope TimerResendsOnly()).
+	TimerResendFlows int `expr:"timer_resend_flows"`
 }
 
 // Rate returns the per-second rate of the scope port's counter name

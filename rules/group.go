@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Root cause first. A rule declares which other rules' findings it
@@ -81,6 +82,12 @@ type GroupOptions struct {
 	// Peers maps a flow id to the flow of the other direction of its
 	// connection (the capture's peer_id), for relating flow findings.
 	Peers map[int]int
+	// Start is when the run began (its first evaluated frame). A finding
+	// first seen then and still holding is standing: among findings of
+	// equal weight it ranks after what happened during the run (the story
+	// of an incident before an advisory that held all along). Zero: no
+	// such distinction.
+	Start time.Time
 }
 
 // Group links every finding to the finding that explains it (the most
@@ -167,6 +174,7 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		}
 		return worst[i]
 	}
+	standing := func(f *Finding) bool { return !o.Start.IsZero() && !f.Resolved && !f.FirstSeen.After(o.Start) }
 	order := func(ix []int) {
 		sort.SliceStable(ix, func(a, b int) bool {
 			x, y := &out[ix[a]], &out[ix[b]]
@@ -176,7 +184,10 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 			if sx, sy := sev(ix[a]), sev(ix[b]); sx != sy {
 				return sx > sy
 			}
-			return count(ix[a]) > count(ix[b])
+			if cx, cy := count(ix[a]), count(ix[b]); cx != cy {
+				return cx > cy
+			}
+			return !standing(x) && standing(y)
 		})
 	}
 	order(roots)

@@ -76,7 +76,7 @@ func TestGroupLinkFlapReplayAndLive(t *testing.T) {
 func TestGroupRelated(t *testing.T) {
 	p, _ := Default()
 	in := []Finding{
-		fd("rnr-nak", Warning, false, "flow", "2"),        // NAKs travel on the responder's flow
+		fd("rnr-nak", Warning, false, "flow", "2"),         // NAKs travel on the responder's flow
 		fd("retransmissions", Warning, false, "flow", "1"), // the requester's resends
 		fd("retransmissions", Warning, false, "flow", "5"), // another connection
 		fd("link-flap", Warning, false, "device", "mlx5_0", "port", "1"),
@@ -110,5 +110,31 @@ func TestExplainsChecked(t *testing.T) {
 		if err := p.checkExplains(); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// Two infos of equal weight: the advisory that held from the start of the
+// run to its end ranks after the one that happened during it.
+func TestGroupStandingAdvisoryLast(t *testing.T) {
+	p, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	adv := fd("roce-mtu-too-small", Info, false, "device", "rxe0", "port", "1")
+	ev := fd("spurious-retransmissions", Info, false, "flow", "1")
+	ev.FirstSeen = adv.FirstSeen.Add(3 * time.Second)
+	run := GroupOptions{Start: adv.FirstSeen}
+	got := rulesOf(p.Group([]Finding{adv, ev}, run))
+	if want := "spurious-retransmissions\nroce-mtu-too-small"; got != want {
+		t.Errorf("order:\n%s\nwant\n%s", got, want)
+	}
+	// Without the run's start, or both standing: first-fired order.
+	if got := rulesOf(p.Group([]Finding{adv, ev}, GroupOptions{})); got != "roce-mtu-too-small\nspurious-retransmissions" {
+		t.Errorf("without a start:\n%s", got)
+	}
+	ev.FirstSeen = adv.FirstSeen
+	got = rulesOf(p.Group([]Finding{adv, ev}, run))
+	if want := "roce-mtu-too-small\nspurious-retransmissions"; got != want {
+		t.Errorf("order:\n%s\nwant\n%s", got, want)
 	}
 }

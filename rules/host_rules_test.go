@@ -553,6 +553,41 @@ func hrCases() []hrCase {
 			fire:      []hrAlert{{rule: "mtu-mismatch", objects: mlx5, evidence: []string{"netdev MTU 9000", "20 oversize frames/s"}}},
 		},
 		{
+			name: "mlx5 t0 -> t1 with eth0 at MTU 1500 and a capture of 4096-byte RoCE packets addressed to it",
+			frames: func(t *testing.T) []rules.Frame {
+				fs := pairWith(true, func(t *testing.T, r0, r1 string, _ map[string]uint64) {
+					hrSet(t, r0, "sys/class/net/eth0/mtu", 1500)
+					hrSet(t, r1, "sys/class/net/eth0/mtu", 1500)
+				})(t)
+				fs[1].Wire = hrCapture(t, hrConn("192.168.10.12", "192.168.10.11", scenario.RoCEv2, 4096, 26), 4)
+				return fs
+			},
+			ignoreFor: true,
+			fire: []hrAlert{
+				{rule: "mtu-mismatch", objects: mlx5, evidence: []string{"netdev MTU 1500", "4096-byte payloads addressed to this port"}},
+				{rule: "roce-mtu-too-small", objects: mlx5, evidence: []string{"netdev MTU 1500"}},
+			},
+		},
+		{
+			name: "the sender's side: 4096-byte packets resent, nothing back (testdata/incidents/mtu-mismatch-drop)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"incidents/mtu-mismatch-drop.pcapng.gz")}}
+			},
+			ignoreFor: true,
+			fire: []hrAlert{{rule: "mtu-mismatch", objects: map[string]string{"flow": "1", "dst": "192.168.77.2"},
+				evidence: []string{"4096-byte", "nothing came back"}}},
+		},
+		{
+			// A black hole for every size: 1024-byte packets, which a
+			// standard MTU carries, are not an MTU problem.
+			name: "a black-holed peer (testdata/incidents/blackhole)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"incidents/blackhole.pcapng.gz")}}
+			},
+			ignoreFor: true,
+			quiet:     []string{"mtu-mismatch"},
+		},
+		{
 			name: "mlx5 t0 -> t1 with a capture of RoCE at path MTU 1024 (eth0 allows 4096)",
 			frames: func(t *testing.T) []rules.Frame {
 				fs := mlx5Pair(t)
@@ -582,16 +617,36 @@ func hrCases() []hrCase {
 			fire:      []hrAlert{{rule: "roce-v1-gid-routed", objects: map[string]string{"flow": "1", "src": "::ffff:192.168.10.11"}, evidence: []string{"is RoCE v1"}}},
 		},
 		{
+			// Real Soft-RoCE: ECT(0) traffic that netem marked CE; rxe has no
+			// notification point, so no CNP ever comes back.
+			name: "rxe capture with CE marks and no CNP back (testdata/rxe/pcap/ecn.pcap)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"rxe/pcap/ecn.pcap")}}
+			},
+			ignoreFor: true,
+			fire: []hrAlert{{rule: "ecn-marked-no-cnp", objects: map[string]string{"flow": "1"},
+				evidence: []string{"32 of", "ECN-CE marked", "none is a CNP"}}},
+		},
+		{
+			name: "CE marks answered by CNPs (testdata/scenarios/cnp-storm-ecn.pcap)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"scenarios/cnp-storm-ecn.pcap")}}
+			},
+			ignoreFor: true,
+			quiet:     []string{"ecn-marked-no-cnp"},
+		},
+		{
 			name: "RoCEv1 capture between link-local GIDs (testdata/scenarios/rocev1.pcap)",
 			frames: func(t *testing.T) []rules.Frame {
 				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"scenarios/rocev1.pcap")}}
 			},
 			ignoreFor: true,
-			quiet:     []string{"roce-v1-gid-routed"},
+			// ecn-marked-no-cnp and mtu-mismatch have flow variants.
+			quiet: []string{"roce-v1-gid-routed", "ecn-marked-no-cnp", "mtu-mismatch"},
 			// Without host data nothing else can be judged.
 			cannot: []string{"ib-port-not-active", "port-down", "link-flap", "phy-errors", "phy-fec-corrections-high",
-				"roce-mtu-too-small", "mtu-mismatch", "pfc-pause-backpressure", "pfc-pause-storm", "host-rx-backpressure",
-				"pfc-not-enabled-roce-prio", "tcp-on-roce-priority", "ecn-marked-no-cnp", "cnp-ignored", "dcqcn-misconfigured",
+				"roce-mtu-too-small", "pfc-pause-backpressure", "pfc-pause-storm", "host-rx-backpressure",
+				"pfc-not-enabled-roce-prio", "tcp-on-roce-priority", "cnp-ignored", "dcqcn-misconfigured",
 				"memory-registration-risk", "running-unprivileged"},
 		},
 		{

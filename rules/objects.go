@@ -72,6 +72,7 @@ func wireEnv(f Frame) *WireEnv {
 	if w.Format == "live" {
 		env.Interface = w.File
 	}
+	env.TimerResendFlows = timerResendFlows(w)
 	return env
 }
 
@@ -116,10 +117,12 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 			return nil, "no RDMA ports"
 		}
 		var out []object
+		to := maxPayloadTo(f.Wire)
 		for i := range s.Ports {
 			p := &s.Ports[i]
 			pe := &PortEnv{Device: p.Device, Port: p.Port, Netdev: p.Netdev, State: p.State, PhysState: p.PhysState,
-				LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState}
+				LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
+				MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
 			for _, e := range s.Events {
 				if e.Device == p.Device && e.Port == p.Port && e.Source == "port" {
 					pe.Events = append(pe.Events, e)
