@@ -1,7 +1,7 @@
 # rdmatop: the commands README.md names.
 GO ?= go
 
-.PHONY: build test demo bench fuzz vet
+.PHONY: build test demo bench fuzz vet accuracy
 
 build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=true -o bin/rdmatop ./cmd/rdmatop
@@ -32,3 +32,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime 60s ./probes/ethtool/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeLink -fuzztime 60s ./probes/rtnl/
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/
+
+# Diagnosis accuracy on the incident corpus: prints the table and rewrites
+# testdata/incidents/ACCURACY.md (the test suite checks it is current and
+# that top-1 is at least 95 % with no false alarm on healthy incidents).
+accuracy:
+	$(GO) test -count=1 -run TestAccuracy -v ./cmd/rdmatop/ -update-accuracy
