@@ -72,14 +72,8 @@ func (e Event) Device() string {
 	return ""
 }
 
-var (
-	// dev_printk: "<driver or class> <device>: ", netdev_printk: "<driver>
-	// <device> <netdev>: ". The device is a PCI address or a simple name.
-	rePrefix = regexp.MustCompile(`^([A-Za-z0-9_.-]+) ([0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.-]+))?: `)
-	// pr_fmt: "<module>: ".
-	reModulePrefix = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
-	rePCI          = regexp.MustCompile(`\b[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\b`)
-)
+// pr_fmt: "<module>: ".
+var reModulePrefix = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
 
 // Classify returns the event a record reports, or false when the line is
 // not one rdmatop watches.
@@ -125,35 +119,6 @@ func Classify(r Record) (Event, bool) {
 		return e, true
 	}
 	return Event{}, false
-}
-
-// fillDevice takes driver, device and netdev from the printk prefix and,
-// failing that, from the record's dictionary.
-func fillDevice(e *Event, msg string) {
-	if m := rePrefix.FindStringSubmatch(msg); m != nil {
-		e.Driver = m[1]
-		switch {
-		case rePCI.MatchString(m[2]):
-			e.PCI = m[2]
-		case m[1] == "infiniband":
-			e.IBDev = m[2]
-		}
-		e.Netdev = m[3]
-	} else if m := reModulePrefix.FindStringSubmatch(msg); m != nil {
-		e.Driver = m[1]
-	}
-	if e.PCI == "" {
-		e.PCI = rePCI.FindString(msg)
-	}
-	// /dev/kmsg dictionary: DEVICE=+pci:0000:3b:00.0, +infiniband:mlx5_0.
-	if d := e.Dict["DEVICE"]; d != "" {
-		if v, ok := strings.CutPrefix(d, "+pci:"); ok && e.PCI == "" {
-			e.PCI = v
-		}
-		if v, ok := strings.CutPrefix(d, "+infiniband:"); ok && e.IBDev == "" {
-			e.IBDev = v
-		}
-	}
 }
 
 // Snapshot converts e to the snapshot model's event. boot is the wall time

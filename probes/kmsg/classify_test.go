@@ -132,6 +132,9 @@ func TestClassifyEveryRule(t *testing.T) {
 	for _, r := range rxeRecords(t) {
 		msgs = append(msgs, r.Message)
 	}
+	for _, l := range vendorLines {
+		msgs = append(msgs, ParseLines(l.raw)[0].Message)
+	}
 	for _, m := range msgs {
 		for i := range rules {
 			if rules[i].re.MatchString(m) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Record is one kernel log record. Fields a source did not carry are nil
@@ -15,10 +16,16 @@ type Record struct {
 	Usec     *uint64 `json:"ts_usec,omitempty"` // monotonic µs since boot
 	Flags    string  `json:"flags,omitempty"`   // /dev/kmsg flags: "-", "c", "+"
 	Caller   string  `json:"caller,omitempty"`  // printk caller id ("T123", "C2") when the kernel adds it
-	// Stamp is a wall-clock time as printed by dmesg -T or syslog, kept
-	// as text (its year and zone are often missing).
-	Stamp   string            `json:"stamp,omitempty"`
-	Host    string            `json:"host,omitempty"` // syslog host field
+	// Stamp is a wall-clock time as printed by dmesg -T, journalctl or
+	// syslog, kept as text (its year and zone are often missing).
+	Stamp string `json:"stamp,omitempty"`
+	// Wall is Stamp parsed, when it carries a year (dmesg -T, journalctl
+	// short-iso and short-full, dmesg --time-format iso); zero otherwise.
+	// A stamp without a UTC offset (dmesg -T) is the printing host's local
+	// clock in an unknown zone: Wall then holds that reading as if it were
+	// UTC. WallTime reads a stamp with a year and zone the caller knows.
+	Wall    time.Time         `json:"wall,omitzero"`
+	Host    string            `json:"host,omitempty"` // syslog or journal host field
 	Message string            `json:"message"`
 	Dict    map[string]string `json:"dict,omitempty"` // SUBSYSTEM=, DEVICE=, ...
 }

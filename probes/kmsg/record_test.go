@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func u64(v uint64) *uint64 { return &v }
@@ -69,7 +70,7 @@ func TestParseText(t *testing.T) {
 		{"<6>[    0.000000] Linux version 6.1.0", Record{Facility: intp(0), Level: intp(6), Usec: u64(0), Message: "Linux version 6.1.0"}},
 		{"[  244.945440][ T3106] oom-kill:constraint=CONSTRAINT_NONE", Record{Usec: u64(244945440), Caller: "T3106", Message: "oom-kill:constraint=CONSTRAINT_NONE"}},
 		{"[12345.678] short fraction", Record{Usec: u64(12345678000), Message: "short fraction"}},
-		{"[Tue Feb 14 18:48:25 2023] mlx5_core 0000:02:00.0 ens2f0np0: Link down", Record{Stamp: "Tue Feb 14 18:48:25 2023", Message: "mlx5_core 0000:02:00.0 ens2f0np0: Link down"}},
+		{"[Tue Feb 14 18:48:25 2023] mlx5_core 0000:02:00.0 ens2f0np0: Link down", Record{Stamp: "Tue Feb 14 18:48:25 2023", Wall: time.Date(2023, 2, 14, 18, 48, 25, 0, time.UTC), Message: "mlx5_core 0000:02:00.0 ens2f0np0: Link down"}},
 		{"Nov  8 19:38:07 MSI-CR61-3M kernel: [  424.479443] watchdog: BUG: soft lockup", Record{Stamp: "Nov  8 19:38:07", Host: "MSI-CR61-3M", Usec: u64(424479443), Message: "watchdog: BUG: soft lockup"}},
 		{"Nov 29 13:06:13 pve2-xxx kernel: infiniband bnxt_re0: Couldn't open port 1", Record{Stamp: "Nov 29 13:06:13", Host: "pve2-xxx", Message: "infiniband bnxt_re0: Couldn't open port 1"}},
 	} {

@@ -31,7 +31,8 @@ const meaningErrCQE = "a work request completed with an error CQE; the QP has go
 
 // rules, in order. Every pattern is exercised by a line in
 // testdata/kmsg/lines.json, real where one could be found (its source is
-// cited there) and marked synthetic otherwise.
+// cited there) and marked synthetic otherwise, or in vendorLines
+// (vendor_test.go), built from the kernel's format strings.
 var rules = []rule{
 	// --- mlx5 completion errors (drivers/infiniband/hw/mlx5/cq.c) ---
 	{KindErrCQE, warn, "error cqe on cqn", regexp.MustCompile(`(?P<side>Requestor|Responder) error cqe on cqn (?P<cqn>0x[0-9a-fA-F]+)`), meaningErrCQE, nil},
@@ -88,7 +89,8 @@ var rules = []rule{
 	{KindLinkDown, warn, "ink down", regexp.MustCompile(`: [Ll]ink down$`), "the netdev lost carrier: RoCE traffic on it stops; QPs retry until their timeout, then go to the error state", nil},
 	{KindLinkUp, info, "ink up", regexp.MustCompile(`: [Ll]ink up$`), "the netdev has carrier again", nil},
 	{KindLinkDown, warn, "NIC Link is Down", regexp.MustCompile(`NIC Link is Down`), "the netdev lost carrier: RoCE traffic on it stops; QPs retry until their timeout, then go to the error state", nil},
-	{KindLinkUp, info, "NIC Link is Up ", regexp.MustCompile(`NIC Link is Up (?P<speed>\d+ [GM]bps)`), "the netdev has carrier again", nil},
+	// ixgbe/i40e "Up 10 Gbps", bnxt_en "Up, 25000 Mbps", ice "up 100 Gbps".
+	{KindLinkUp, info, "NIC Link is ", regexp.MustCompile(`NIC Link is [Uu]p,? (?P<speed>\d+ [GM]bps)`), "the netdev has carrier again", nil},
 	{KindPortDown, warn, ": set down", regexp.MustCompile(`^infiniband (?P<ibdev>\S+): set down$`), "the RDMA port went DOWN (Soft-RoCE follows its netdev): connected QPs will time out and go to the error state", nil},
 	{KindPortActive, info, ": set active", regexp.MustCompile(`^infiniband (?P<ibdev>\S+): set active$`), "the RDMA port is ACTIVE", nil},
 	{KindPortActive, info, " Link ACTIVE", regexp.MustCompile(`Port: (?P<port>\d+) Link ACTIVE$`), "the RDMA port is ACTIVE", nil},
@@ -111,6 +113,21 @@ var rules = []rule{
 	{KindDeviceAdded, info, " successfully", regexp.MustCompile(`^infiniband (?P<ibdev>\S+): Device registered(?: with IB)? successfully`), "an RDMA device was registered", nil},
 	{KindDriverError, warn, "bnxt_re", regexp.MustCompile(`(?P<ibdev>bnxt_re\d+): (?P<error>(?:Failed to|Couldn't|Free \w+ failed).*)$`),
 		"the bnxt_re RoCE driver failed an operation (often after a firmware command error)", nil},
+	// ibdev_err with the bnxt_en PCI function (or, on the auxiliary bus,
+	// bnxt_re's own device) as parent, whatever udev renamed bnxt_re0 to.
+	{KindDriverError, warn, "bnxt_", regexp.MustCompile(`^(?:bnxt_en|bnxt_re[\w.]*) \S+ (?P<ibdev>[A-Za-z0-9_.-]+): (?P<error>(?:Failed to|Couldn't|Free \w+ failed).*)$`),
+		"the bnxt_re RoCE driver failed an operation (often after a firmware command error)", nil},
+	// dev_err on the RDMA device itself: the name says nothing of the
+	// vendor once udev renamed it (rocep33s0f0).
+	{KindDriverError, warn, "infiniband ", regexp.MustCompile(`^infiniband (?P<ibdev>[A-Za-z0-9_.-]+): (?P<error>(?:Failed to|Couldn't|Free \w+ failed).*)$`),
+		"an RDMA driver failed an operation on this device (bnxt_re: often after a firmware command error)", nil},
+	// irdma (Intel E810/X722): drivers/infiniband/hw/irdma/main.c, hw.c.
+	{KindFWFatal, crit, "critical PE Error", regexp.MustCompile(`critical PE Error, GLPE_CRITERR=(?P<criterr>0x[0-9a-fA-F]+)`),
+		"the Intel RDMA (irdma) protocol engine hit a critical error and the driver requests a function reset: every QP, CQ and MR on the device is lost", nil},
+	{KindFWFatal, crit, " Error", regexp.MustCompile(`: (?P<error>HMC Error|PE Push Error)$`),
+		"the Intel RDMA (irdma) device reported an internal error and the driver requests a function reset: every QP, CQ and MR on the device is lost", nil},
+	{KindDriverError, warn, "abnormal ae_id = ", regexp.MustCompile(`abnormal ae_id = (?P<ae_id>0x[0-9a-fA-F]+) bool qp=(?P<is_qp>\d) qp_id = (?P<qp_id>\d+)`),
+		"the irdma device raised an asynchronous error on a QP (or CQ when qp=0); ae_id names it (e.g. retries exhausted, protection or length error) and the QP goes to the error state", nil},
 	{KindDriverError, warn, "<mlx4_ib> ", regexp.MustCompile(`^<(?P<driver>mlx4_ib)> (?P<function>\w+): (?P<error>Couldn't .*)$`),
 		"the mlx4 RDMA driver failed an operation", nil},
 	{KindDriverError, warn, "rdma_rxe: ", regexp.MustCompile(`^(?P<driver>rdma_rxe): (?P<error>not enough indices for max_elem|.*pool destroyed with unfree'd elem)`),
