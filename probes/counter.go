@@ -26,6 +26,10 @@ type Counter struct {
 	Rate        *float64 `json:"rate,omitempty" expr:"rate"` // per second, in Unit per second
 	Unit        string   `json:"unit,omitempty" expr:"unit"` // packets, bytes, events, us...
 	Note        Note     `json:"note,omitempty" expr:"note"`
+	// Saturated: the reading is stuck at its maximum (an IBTA PMA counter
+	// at 2^width-1, or any counter at 2^64-1): the value is a lower bound
+	// and the counter says nothing more until it is reset.
+	Saturated bool `json:"saturated,omitempty" expr:"saturated"`
 
 	Width    Width    `json:"-" expr:"-"` // of the native reading
 	Behavior Behavior `json:"-" expr:"-"`

@@ -44,7 +44,28 @@ func Drivers() []string {
 
 // Tables returns every table name.
 func Tables() []string {
-	return []string{TableIBTA, TableMLX5, TableMLX5Ethtool, TableRXE, TableBNXTRE, TableIRDMA, TableERDMA, TableEFA}
+	return []string{TableIBTA, TableMLX5, TableMLX5Ethtool, TableBNXTEthtool, TableICEEthtool, TableRXE, TableBNXTRE, TableIRDMA, TableERDMA, TableEFA}
+}
+
+// ethtoolTable is the ethtool -S table of a netdev driver. The netdev
+// driver, not the RDMA family, decides: irdma runs over ice (E810) and
+// over i40e (X722), whose ethtool names differ ("rx_priority_3_xoff.nic"
+// against "port.rx_priority_3_xoff_rx"), so only ice picks the ice table.
+// An RDMA driver spelling (mlx5_ib, bnxt_re) picks its netdev's table.
+func ethtoolTable(driver string) string {
+	n := strings.ToLower(strings.TrimSpace(driver))
+	if i := strings.IndexByte(n, '.'); i > 0 {
+		n = n[:i]
+	}
+	switch {
+	case n == "ice":
+		return TableICEEthtool
+	case Driver(n) == TableMLX5:
+		return TableMLX5Ethtool
+	case Driver(n) == TableBNXTRE:
+		return TableBNXTEthtool
+	}
+	return ""
 }
 
 // TableFor returns the table holding names that driver exposes in src, or
@@ -58,7 +79,7 @@ func TableFor(driver string, src Source) string {
 	case SourceHWCounters:
 		t = Driver(driver)
 	case SourceEthtool:
-		t = Driver(driver) + "_ethtool"
+		t = ethtoolTable(driver)
 	default:
 		return ""
 	}

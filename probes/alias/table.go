@@ -1,15 +1,19 @@
 package alias
 
+import "slices"
+
 // Table names. A table is one namespace of native counter names.
 const (
-	TableIBTA        = "ibta"         // ports/N/counters/ (IBTA PMA), any driver
-	TableMLX5        = "mlx5"         // mlx5_ib hw_counters
-	TableMLX5Ethtool = "mlx5_ethtool" // mlx5_core ethtool -S
-	TableRXE         = "rxe"          // rdma_rxe hw_counters
-	TableBNXTRE      = "bnxt_re"      // bnxt_re hw_counters
-	TableIRDMA       = "irdma"        // irdma hw_counters
-	TableERDMA       = "erdma"        // erdma hw_counters
-	TableEFA         = "efa"          // efa hw_counters
+	TableIBTA        = "ibta"            // ports/N/counters/ (IBTA PMA), any driver
+	TableMLX5        = "mlx5"            // mlx5_ib hw_counters
+	TableMLX5Ethtool = "mlx5_ethtool"    // mlx5_core ethtool -S
+	TableBNXTEthtool = "bnxt_en_ethtool" // bnxt_en ethtool -S
+	TableICEEthtool  = "ice_ethtool"     // ice ethtool -S
+	TableRXE         = "rxe"             // rdma_rxe hw_counters
+	TableBNXTRE      = "bnxt_re"         // bnxt_re hw_counters
+	TableIRDMA       = "irdma"           // irdma hw_counters
+	TableERDMA       = "erdma"           // erdma hw_counters
+	TableEFA         = "efa"             // efa hw_counters
 )
 
 // Entry maps every spelling of one native counter in a table to a
@@ -35,6 +39,7 @@ const (
 	citeMLX5Phy  = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (pport 802.3, phy statistical, eth_ext groups); Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst"
 	citeMLX5Pci  = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (pcie_perf_stats_desc); mlx5 counters.rst"
 	citeMLX5Q2   = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (q_stats_desc: rx_out_of_buffer)"
+	citeMLX5Old  = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en.h, later en_stats.h, of older kernels such as Ubuntu 16.04 4.4 (pport_802_3_stats_desc, pport_2863_stats_desc before the _phy rename); seen in testdata/real ethtool_S_mlx5_cx4_old_driver_names_ethq.txt"
 	citeRXE      = "torvalds/linux drivers/infiniband/sw/rxe/rxe_hw_counters.c (rxe_counter_descs); seen in shared/testdata/rxe sysfs (kernel 6.1)"
 	citeBNXT     = "torvalds/linux drivers/infiniband/hw/bnxt_re/hw_counters.c (bnxt_re_stat_descs)"
 	citeBNXTCC   = "torvalds/linux drivers/infiniband/hw/bnxt_re/hw_counters.c (bnxt_re_stat_descs: BNXT_RE_TX_CNP, BNXT_RE_RX_CNP, BNXT_RE_RX_ECN; newer kernels)"
@@ -52,8 +57,11 @@ func scaled(table, canonical, cite string, scale uint64, natives ...string) Entr
 	return Entry{Table: table, Natives: natives, Canonical: canonical, Scale: scale, Cite: cite}
 }
 
-// entries is the whole table.
-var entries = []Entry{
+// entries is the whole table: the hw_counters, PMA and mlx5 ethtool
+// tables, then the other vendors' ethtool tables (table_ethtool.go).
+var entries = slices.Concat(coreEntries, ethtoolEntries)
+
+var coreEntries = []Entry{
 	// IBTA PortCounters / PortCountersExtended (any driver with a PMA).
 	e(TableIBTA, "symbol_error", citeIBTA, "symbol_error"),
 	e(TableIBTA, "link_error_recovery", citeIBTA, "link_error_recovery"),
@@ -128,20 +136,22 @@ var entries = []Entry{
 	e(TableMLX5Ethtool, "rx_prio_buffer_discards", citeMLX5TC, "rx_prio<p>_buf_discard"),
 	e(TableMLX5Ethtool, "rx_prio_congestion_discards", citeMLX5TC, "rx_prio<p>_cong_discard"),
 	e(TableMLX5Ethtool, "rx_prio_ecn_marked", citeMLX5TC, "rx_prio<p>_marked"),
-	e(TableMLX5Ethtool, "phy_rx_packets", citeMLX5Phy, "rx_packets_phy"),
-	e(TableMLX5Ethtool, "phy_tx_packets", citeMLX5Phy, "tx_packets_phy"),
-	e(TableMLX5Ethtool, "phy_rx_bytes", citeMLX5Phy, "rx_bytes_phy"),
-	e(TableMLX5Ethtool, "phy_tx_bytes", citeMLX5Phy, "tx_bytes_phy"),
-	e(TableMLX5Ethtool, "phy_rx_discards", citeMLX5Phy, "rx_discards_phy"),
-	e(TableMLX5Ethtool, "phy_tx_discards", citeMLX5Phy, "tx_discards_phy"),
+	// Older kernels spell the same PPCNT counters without _phy
+	// (frames_rx, in_discards, pause_ctrl_rx): one entry per counter.
+	e(TableMLX5Ethtool, "phy_rx_packets", citeMLX5Phy+"; "+citeMLX5Old, "rx_packets_phy", "frames_rx"),
+	e(TableMLX5Ethtool, "phy_tx_packets", citeMLX5Phy+"; "+citeMLX5Old, "tx_packets_phy", "frames_tx"),
+	e(TableMLX5Ethtool, "phy_rx_bytes", citeMLX5Phy+"; "+citeMLX5Old, "rx_bytes_phy", "octets_received"),
+	e(TableMLX5Ethtool, "phy_tx_bytes", citeMLX5Phy+"; "+citeMLX5Old, "tx_bytes_phy", "octets_tx"),
+	e(TableMLX5Ethtool, "phy_rx_discards", citeMLX5Phy+"; "+citeMLX5Old, "rx_discards_phy", "in_discards"),
+	e(TableMLX5Ethtool, "phy_tx_discards", citeMLX5Phy+"; "+citeMLX5Old, "tx_discards_phy", "out_discards"),
 	e(TableMLX5Ethtool, "rx_buffer_threshold_events", citeMLX5Phy, "rx_buffer_passed_thres_phy"),
-	e(TableMLX5Ethtool, "phy_rx_crc_errors", citeMLX5Phy, "rx_crc_errors_phy"),
-	e(TableMLX5Ethtool, "phy_symbol_errors", citeMLX5Phy, "rx_symbol_err_phy"),
+	e(TableMLX5Ethtool, "phy_rx_crc_errors", citeMLX5Phy+"; "+citeMLX5Old, "rx_crc_errors_phy", "check_seq_err"),
+	e(TableMLX5Ethtool, "phy_symbol_errors", citeMLX5Phy+"; "+citeMLX5Old, "rx_symbol_err_phy", "symbol_err"),
 	e(TableMLX5Ethtool, "phy_pcs_symbol_errors", citeMLX5Phy, "rx_pcs_symbol_err_phy"),
 	e(TableMLX5Ethtool, "phy_fec_corrected_bits", citeMLX5Phy, "rx_corrected_bits_phy"),
 	e(TableMLX5Ethtool, "phy_link_down_events", citeMLX5Phy, "link_down_events_phy"),
-	e(TableMLX5Ethtool, "phy_rx_pause_frames", citeMLX5Phy, "rx_pause_ctrl_phy"),
-	e(TableMLX5Ethtool, "phy_tx_pause_frames", citeMLX5Phy, "tx_pause_ctrl_phy"),
+	e(TableMLX5Ethtool, "phy_rx_pause_frames", citeMLX5Phy+"; "+citeMLX5Old, "rx_pause_ctrl_phy", "pause_ctrl_rx"),
+	e(TableMLX5Ethtool, "phy_tx_pause_frames", citeMLX5Phy+"; "+citeMLX5Old, "tx_pause_ctrl_phy", "pause_ctrl_tx"),
 	e(TableMLX5Ethtool, "pci_outbound_buffer_overflow", citeMLX5Pci, "outbound_pci_buffer_overflow"),
 	e(TableMLX5Ethtool, "pci_outbound_stalled_reads_pct", citeMLX5Pci, "outbound_pci_stalled_rd"),
 	e(TableMLX5Ethtool, "pci_outbound_stalled_writes_pct", citeMLX5Pci, "outbound_pci_stalled_wr"),

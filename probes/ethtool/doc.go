@@ -6,8 +6,10 @@
 // Reading and parsing are separate. An OS reads the raw name→value map of
 // one interface (Kernel over the SIOCETHTOOL ioctl on Linux, Fake in
 // tests); Parse turns a raw map into Counters, ParseText reads a saved
-// `ethtool -S` dump into a raw map. Raw is what a recorder stores per tick
-// and what a replay feeds back through Parse.
+// `ethtool -S` dump into a raw map, whole or grep'd, with or without its
+// header, and ParseTextInfo also says which netdev a pasted command line
+// names. Raw is what a recorder stores per tick and what a replay feeds
+// back through Parse.
 //
 // Names vary with the driver, its configuration and firmware: mlx5 lists
 // the per-priority pause counters only for priorities with PFC enabled,

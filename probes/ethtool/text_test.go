@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -45,8 +47,13 @@ func TestParseTextErrors(t *testing.T) {
 		in, want string
 	}{
 		{"", "empty"},
-		{"     rx_packets: 1\n", `line 1: want "NIC statistics:" first`},
-		{"Features for eth0:\n", `line 1: want "NIC statistics:" first, got "Features for eth0:"`},
+		{"\n  \n", "empty"},
+		{"$ ethtool -S eth0\n", "empty"},
+		{"Features for eth0:\n", `line 1 "Features for eth0:": not ethtool statistics`},
+		{"$ ls -l\n", `line 1 "$ ls -l": not ethtool statistics`},
+		{"rx_packets: 1\n$ ethtool -S eth0\n", `line 2 "$ ethtool -S eth0": not a "name: value" line`}, // a command line only leads
+		{"rx_packets: 1\nNIC statistics:\n", `line 2 "NIC statistics:": value ""`},                     // two dumps in one paste
+		{"4: ACTIVE\n", `line 1 "4: ACTIVE": not ethtool statistics`},
 		{"NIC statistics:\n     rx_packets: 1\nthis is not a counter\n", `line 3 "this is not a counter": not a "name: value" line`},
 		{"NIC statistics:\n     rx_packets: -1\n", `line 2 "rx_packets: -1": value "-1" is not an unsigned 64-bit integer`},
 		{"NIC statistics:\n     rx_packets: 18446744073709551616\n", `line 2`},
@@ -90,6 +97,14 @@ func FuzzParseText(f *testing.F) {
 	for _, name := range []string{"mlx5_lkml_2024-06_kernel6.5.txt", "mlx5_cx6dx_eth0_roce_pfc3_t0.txt"} {
 		f.Add(formatText(loadFixture(f, name)))
 	}
+	for _, r := range realEthtool { // as customers paste them, verbatim
+		b, err := os.ReadFile(filepath.Join(realDir, r.file))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	f.Add("user@host:~$ sudo ethtool -S p3p1\n     [3]: rx_ucast_packets: 12\n")
 	f.Add("NIC statistics:\n     a : 1\n\n b:2\n")
 	f.Add("no stats available")
 	f.Fuzz(func(t *testing.T, in string) {

@@ -8,7 +8,8 @@ import (
 // ProbeCounters converts a set to the snapshot model: Name is rdmatop's
 // canonical name where the alias table maps the native one (else the
 // native name), Value the reading and Unit its unit, Width and Behavior
-// the native reading's, from Meta. Where the mapping scales (the PMA data
+// the native reading's, from Meta, and Saturated when the reading is
+// stuck at its maximum. Where the mapping scales (the PMA data
 // counters count 4-byte words, their canonical names bytes) Value and
 // Unit are the canonical ones and NativeValue keeps the reading. Delta,
 // Rate and Note are left for probes.Rates.
@@ -20,13 +21,14 @@ func (s *CounterSet) ProbeCounters() []probes.Counter {
 			src = alias.SourceCounters
 		}
 		pc := probes.Counter{
-			Name:     c.Name,
-			Native:   c.Name,
-			Source:   string(c.Source),
-			Value:    c.Value,
-			Unit:     c.Meta.Unit,
-			Width:    c.Meta.Width(),
-			Behavior: c.Meta.Behavior(),
+			Name:      c.Name,
+			Native:    c.Name,
+			Source:    string(c.Source),
+			Value:     c.Value,
+			Unit:      c.Meta.Unit,
+			Width:     c.Meta.Width(),
+			Behavior:  c.Meta.Behavior(),
+			Saturated: c.Saturated(),
 		}
 		if m, ok := alias.MapFrom(s.Driver, src, c.Name); ok {
 			pc.Name = m.Canonical

@@ -66,6 +66,25 @@ type CounterSet struct {
 	Errors     []CounterError `json:"errors,omitempty"`
 }
 
+// Saturated reports whether the counter is stuck at its maximum, so its
+// rate is unknown: a saturating counter (IBTA PMA) at 2^bits-1 of its
+// known width; of unknown width, at the all-ones value of a PMA width (8,
+// 16 or 32 bits) if it saturates, and at 2^64-1 whatever it does (a 64-bit
+// counter never counts that far). A wrapping counter of known width passes
+// through its maximum and is never flagged.
+func (c Counter) Saturated() bool {
+	if c.Meta.Bits > 0 {
+		return c.Meta.Saturated(c.Value) || c.Meta.Bits >= 64 && c.Value == math.MaxUint64
+	}
+	switch c.Value {
+	case math.MaxUint64:
+		return true
+	case math.MaxUint8, math.MaxUint16, math.MaxUint32:
+		return c.Meta.Overflow == Saturates
+	}
+	return false
+}
+
 // Get returns the counter of that source and name.
 func (s *CounterSet) Get(src Source, name string) (Counter, bool) {
 	for _, c := range s.Counters {
@@ -167,8 +186,13 @@ func (s *CounterSet) read(fsys fs.FS, base string, src Source, name string, meta
 		s.Errors = append(s.Errors, CounterError{Name: name, Source: src, FileError: fe})
 		return fe.Kind == KindVanished
 	}
-	n, err := ParseCounter(v)
-	if err != nil {
+	n, na, err := ParseCounterValue(v)
+	switch {
+	case na:
+		// Noted, not a zero: a device without a PMA has no such value.
+		s.Errors = append(s.Errors, CounterError{Name: name, Source: src, FileError: FileError{Path: p, Kind: KindUnavailable, Err: errUnavailable}})
+		return false
+	case err != nil:
 		s.Errors = append(s.Errors, CounterError{Name: name, Source: src, FileError: parseError(p, err)})
 		return false
 	}

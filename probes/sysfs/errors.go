@@ -31,7 +31,13 @@ const (
 	KindPermission ErrorKind = "permission" // EACCES/EPERM: Err is a *probes.PermissionError
 	KindRead       ErrorKind = "read"       // EAGAIN, EINVAL, EOPNOTSUPP, EIO, ...
 	KindParse      ErrorKind = "parse"      // read, but not in the expected format
+	// KindUnavailable: the kernel answered "N/A (no PMA)": the counter has
+	// no value on this device. Not a fault of the read.
+	KindUnavailable ErrorKind = "unavailable"
 )
+
+// errUnavailable is the error of a KindUnavailable file.
+var errUnavailable = errors.New("counter not available (the kernel answered N/A)")
 
 // FileError is one file that could not be read or parsed. Other files
 // are read regardless.

@@ -116,7 +116,7 @@ func ParseHex(s string) (uint64, error) {
 
 // ParseCounter parses a counter value: an unsigned decimal (the kernel
 // prints %llu). Anything else ("N/A (no PMA)", a negative number, garbage)
-// is an error.
+// is an error; ParseCounterValue tells "N/A" apart.
 func ParseCounter(s string) (uint64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
@@ -127,6 +127,19 @@ func ParseCounter(s string) (uint64, error) {
 		return 0, fmt.Errorf("%q is not an unsigned counter: %w", s, errors.Unwrap(err))
 	}
 	return v, nil
+}
+
+// ParseCounterValue parses a counter file as ParseCounter does, except
+// that the kernel's "N/A" answers (drivers/infiniband/core/sysfs.c prints
+// "N/A (no PMA)" for a PMA counter of a device without a PMA) are
+// unavailable: the counter exists and has no value, which is neither zero
+// nor a parse failure.
+func ParseCounterValue(s string) (v uint64, unavailable bool, err error) {
+	if strings.HasPrefix(strings.TrimSpace(s), "N/A") {
+		return 0, true, nil
+	}
+	v, err = ParseCounter(s)
+	return v, false, err
 }
 
 func parseInt(s string) (int, error) { return strconv.Atoi(strings.TrimSpace(s)) }

@@ -96,7 +96,11 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		ParseEnum(s)
 		ParseRate(s)
-		ParseCounter(s)
+		if v, err := ParseCounter(s); err == nil {
+			if w, na, err := ParseCounterValue(s); err != nil || na || w != v {
+				t.Errorf("ParseCounterValue(%q) = %d, %v, %v; ParseCounter %d", s, w, na, err, v)
+			}
+		}
 		ParseHex(s)
 		if g, err := ParseGUID(s); err == nil {
 			if back, err := ParseGUID(g.String()); err != nil || back != g {
