@@ -32,6 +32,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime 60s ./probes/ethtool/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeLink -fuzztime 60s ./probes/rtnl/
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/
+	$(GO) test -run '^$$' -fuzz FuzzRecognise -fuzztime 60s ./saved/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/kmsg/
 
 # Diagnosis accuracy on the incident corpus: prints the table and rewrites
 # testdata/incidents/ACCURACY.md (the test suite checks it is current and

@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
+	"github.com/rdmatop/rdmatop/probes/sampler"
 )
 
 // The demo's queue pairs: an ib_write_bw-like job with four RC QPs on
@@ -64,23 +65,7 @@ func (s *Scenario) addQPs(snap *probes.Snapshot, k phaseKind, i int, now time.Ti
 		}
 	}
 	for _, q := range s.qps {
-		pq := probes.QP{Device: q.Dev, Port: int(q.Port), LQPN: q.LQPN, Type: q.Type.String(), State: q.State.String(),
-			Comm: q.Comm, KernOwner: q.KernOwner}
-		if q.HasRQPN {
-			v := q.RQPN
-			pq.RQPN = &v
-		}
-		sq := q.SQPSN
-		pq.SQPSN = &sq
-		if q.HasRQPSN {
-			v := q.RQPSN
-			pq.RQPSN = &v
-		}
-		if q.HasPID {
-			v := int(q.PID)
-			pq.PID = &v
-		}
-		snap.QPs = append(snap.QPs, pq)
+		snap.QPs = append(snap.QPs, sampler.ProbeQP(q))
 	}
 	for _, e := range s.det.Observe(s.qps, now) {
 		snap.Events = append(snap.Events, e.Probe())

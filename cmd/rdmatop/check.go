@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/rules"
+	"github.com/rdmatop/rdmatop/saved"
 )
 
 func newCheckCmd() *cobra.Command {
@@ -19,19 +20,28 @@ func newCheckCmd() *cobra.Command {
 		oneLine bool
 	)
 	cmd := &cobra.Command{
-		Use:   "check [FILE]",
-		Short: "evaluate the diagnosis rules once: on this host, a capture or a recording",
+		Use:   "check [PATH...]",
+		Short: "evaluate the diagnosis rules once: on this host, a capture, a recording or saved outputs",
 		Long: `Evaluate the rules and print what is wrong and what to do about it.
 
   rdmatop check [-i NETDEV|-d DEV] [--root DIR] [--interval D]   this host: two samples
                                       --interval apart (with -i, and the RoCE packets
                                       captured on NETDEV between them)
   rdmatop check FILE                  a pcap/pcapng capture or an rdmatop recording
+  rdmatop check PATH...               what a customer sent: a sosreport (directory or
+                                      tarball), a directory of saved outputs, or files of
+                                      ethtool -S, sysfs counter listings, rdma statistic /
+                                      res show qp / link, ip -s link, mlnx_qos -i, dmesg,
+                                      journalctl -k, ibv_devinfo -v, mlxconfig query.
+                                      Files are recognised by content; several readings
+                                      of the same counters give deltas (and rates when a
+                                      date line precedes each). docs/saved-outputs.md
+                                      says what to ask a customer for.
 
 Exit status: 0 when nothing is at warning or above, 1 when something is
 (in a recording: at any time during it), 2 on usage or input errors.
 rdmatop never runs the confirm or fix commands it prints.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
 			var ec exitCode
@@ -65,6 +75,11 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules}
+	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) {
+		res, err = checkSaved(cmd, args, pack)
+		if err != nil {
+			return err
+		}
 	} else {
 		hf.intervalSet = cmd.Flags().Changed("interval")
 		open, kind, err := replayOpener(args[0], hf, wf, pack, 0)

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
+	"github.com/rdmatop/rdmatop/saved"
 	"github.com/rdmatop/rdmatop/ui"
 )
 
@@ -21,11 +23,26 @@ type checkResult struct {
 	Findings []rules.Finding   `json:"findings"`
 	Rules    []rules.RuleState `json:"rules"`
 	Worst    string            `json:"worst,omitempty"`
+	// Saved outputs (check PATH...): every input with what it was, and
+	// the host model built from them in the --once --json schema (its
+	// last snapshot).
+	Inputs    []saved.Input    `json:"inputs,omitempty"`
+	Model     string           `json:"model,omitempty"`
+	Snapshots int              `json:"snapshots,omitempty"`
+	Host      *probes.Snapshot `json:"host,omitempty"`
 }
 
 func writeFindings(w io.Writer, res checkResult) {
 	if res.Source != "" {
 		fmt.Fprintf(w, "rdmatop check: %s\n", sanitize(res.Source))
+	}
+	if res.Inputs != nil {
+		writeInputs(w, res.Inputs)
+		fmt.Fprintf(w, "\nmodel    %s", sanitize(res.Model))
+		if res.Snapshots > 1 {
+			fmt.Fprintf(w, "; %d readings", res.Snapshots)
+		}
+		fmt.Fprintln(w)
 	}
 	if len(res.Findings) == 0 {
 		fmt.Fprintln(w, "\nno findings")

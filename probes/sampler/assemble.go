@@ -263,7 +263,11 @@ func valueOf(cs []probes.Counter, name string) *uint64 {
 	return nil
 }
 
-// pfcView shows each priority that has PFC counters or is enabled.
+// pfcView shows each priority that has PFC counters or is enabled. A
+// priority whose driver lists counters for it reads them, zeros included
+// (bnxt_en and ice list all eight); one with none stays absent (mlx5 lists
+// pause counters only for priorities with PFC on). Durations are µs, so
+// µs paused per second gives the paused share.
 func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.PFCPriority {
 	enabled := map[int]bool{}
 	known := false
@@ -280,7 +284,7 @@ func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.
 		pp := probes.PFCPriority{Priority: p,
 			RxPausePerSec: rateOf(cs, "rx_pfc_pause_frames"+sfx), TxPausePerSec: rateOf(cs, "tx_pfc_pause_frames"+sfx),
 			RxPauseTotal: valueOf(cs, "rx_pfc_pause_frames"+sfx), TxPauseTotal: valueOf(cs, "tx_pfc_pause_frames"+sfx),
-			RxTransitions: valueOf(cs, "rx_pfc_pause_transitions"+sfx)}
+			RxTransitions: valueOf(cs, "rx_pfc_pause_transitions"+sfx), TxTransitions: valueOf(cs, "tx_pfc_pause_transitions"+sfx)}
 		if r := rateOf(cs, "rx_pfc_pause_duration"+sfx); r != nil {
 			pct := *r / 1e6 * 100 // µs paused per second
 			pp.RxPausedPercent = &pct
@@ -293,7 +297,9 @@ func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.
 			e := enabled[p]
 			pp.Enabled = &e
 		}
-		if pp.RxPauseTotal == nil && pp.TxPauseTotal == nil && !enabled[p] {
+		counted := pp.RxPauseTotal != nil || pp.TxPauseTotal != nil || pp.RxTransitions != nil || pp.TxTransitions != nil ||
+			counterByName(cs, "rx_pfc_pause_duration"+sfx) != nil || counterByName(cs, "tx_pfc_pause_duration"+sfx) != nil
+		if !counted && !enabled[p] {
 			continue
 		}
 		out = append(out, pp)
@@ -370,24 +376,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 func (s *Sampler) qpView(c *collected, qps []rdmanl.QP, snap *probes.Snapshot) {
 	for _, q := range qps {
-		pq := probes.QP{Device: q.Dev, Port: int(q.Port), LQPN: q.LQPN, Type: q.Type.String(), State: q.State.String(),
-			Comm: q.Comm, KernOwner: q.KernOwner}
-		if q.HasRQPN {
-			v := q.RQPN
-			pq.RQPN = &v
-		}
-		sq := q.SQPSN
-		pq.SQPSN = &sq
-		if q.HasRQPSN {
-			v := q.RQPSN
-			pq.RQPSN = &v
-		}
-		if q.HasPathMig {
-			pq.PathMig = q.PathMig.String()
-		}
+		pq := ProbeQP(q)
 		if q.HasPID {
-			v := int(q.PID)
-			pq.PID = &v
 			if f, ok := c.procs[q.PID]; ok {
 				pq.MemlockSoft, pq.MemlockUnlimited = f.soft, f.unlimited
 			}
