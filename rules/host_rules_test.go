@@ -33,6 +33,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -102,6 +103,27 @@ func (h hrHost) sources() sampler.Sources {
 		src.DCB = h.dcb
 	}
 	return src
+}
+
+// hrKmsg classifies the lines of a real kernel log excerpt
+// (testdata/real) into snapshot events.
+func hrKmsg(t *testing.T, name string) []probes.Event {
+	t.Helper()
+	b, err := os.ReadFile(hrFix + "real/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []probes.Event
+	for _, r := range kmsg.ParseLines(string(b)) {
+		if e, ok := kmsg.Classify(r); ok {
+			ev := e.Snapshot(time.Time{})
+			if !e.Wall.IsZero() {
+				ev.Time = e.Wall
+			}
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // hrSample samples the hosts in order, 60 s apart, like one host over time.
@@ -655,7 +677,31 @@ func hrCases() []hrCase {
 				return []rules.Frame{{Time: hrT0}}
 			},
 			ignoreFor: true,
-			cannot:    []string{"roce-v1-gid-routed", "running-unprivileged", "memory-registration-risk", "port-down"},
+			cannot:    []string{"roce-v1-gid-routed", "running-unprivileged", "memory-registration-risk", "port-down", "nic-hardware-event"},
+		},
+		{
+			name: "mlx5 t0 -> t1 with real kernel log lines: insufficient PCIe power (dmesg -T of a GPU node)",
+			frames: func(t *testing.T) []rules.Frame {
+				s := hrSample(hrMLX5(t, "t0"), hrMLX5(t, "t1"))
+				s[1].Events = append(s[1].Events, hrKmsg(t, "dmesg_mlx5_pcie_insufficient_power_gpud.txt")...)
+				return hrFrames(s...)
+			},
+			ignoreFor: true,
+			fire: []hrAlert{{rule: "nic-hardware-event", objects: map[string]string{},
+				evidence: []string{"[pcie_power 0000:5c:00.0 2024-12-01 14:54:40]", "insufficient power on the PCIe slot (27W)"}}},
+		},
+		{
+			name: "mlx5 t0 -> t1 with real kernel log lines of a healthy boot (firmware version, cable plugged)",
+			frames: func(t *testing.T) []rules.Frame {
+				s := hrSample(hrMLX5(t, "t0"), hrMLX5(t, "t1"))
+				s[1].Events = append(s[1].Events, hrKmsg(t, "dmesg_mlx5_cx5_boot_port_module_event_geerlingguy.txt")...)
+				if len(s[1].Events) < 3 {
+					t.Fatalf("events %+v: the boot log's lines were not classified", s[1].Events)
+				}
+				return hrFrames(s...)
+			},
+			ignoreFor: true,
+			quiet:     []string{"nic-hardware-event"},
 		},
 		{
 			name: "mlx5 t0 -> t1 run without permission for ethtool",
