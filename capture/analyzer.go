@@ -234,6 +234,7 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		return flows[i].id < flows[j].id
 	})
 	s.Totals = t.gone
+	s.Flows = make([]FlowSummary, 0, len(flows))
 	for _, f := range flows {
 		s.Flows = append(s.Flows, flowSummary(f))
 		addTotals(&s.Totals, f)

@@ -91,14 +91,14 @@ type reqStream struct {
 	lastTS      int64
 	lastIPID    uint16
 	nakSeen     bool // a NAK or RNR NAK arrived since the last gap
-	holes       [maxHoles]hole
-	nholes      int
 	undo        fillUndo
-	pending     [pendingLen]outstanding
-	pendingNext int
-	// the last READ requests, for judging their responses (reads.go)
-	reads  [maxReads]readRange
-	nreads int
+	// What a flow holds only while it uses it (see compact.go): open PSN
+	// holes, requests awaiting their answer, and the last READ requests
+	// (for judging their responses, reads.go). nil when there is none, so
+	// an idle flow costs a few hundred bytes.
+	holes   *holeSet
+	pending *pendingRing
+	reads   *readSet
 }
 
 // respStream tracks READ response PSNs, which must be contiguous within a

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"cmp"
 	"slices"
 	"sort"
 )
@@ -59,7 +60,7 @@ func (t *Tracker) touch(f *Flow, ts int64, pkt uint64, psn uint32) {
 	if len(f.opcodes) > 0 {
 		tc.opcodes = slices.Clone(f.opcodes)
 	}
-	t.touched = append(t.touched, tc)
+	t.touched.add(tc)
 }
 
 // sub returns a−b, or 0 when b > a: a gap later explained as reordering is
@@ -165,7 +166,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		RoCEv2Packets: cur.v2 - m.v2, NonRoCEPackets: cur.nonRoCE - m.nonRoCE, MalformedPackets: cur.malformed - m.malformed,
 		TruncatedPackets: cur.truncated - m.truncated, HeadersCutPackets: cur.headersCut - m.headersCut,
 		Bytes: cur.bytes - m.bytes, FlowsEvicted: cur.evicted - m.evicted, FlowTableCap: t.cfg.MaxFlows,
-		AnomaliesDropped: t.ivDropped, Opcodes: []OpcodeCount{}, Flows: make([]FlowSummary, 0, len(t.touched)),
+		AnomaliesDropped: t.ivDropped, Opcodes: []OpcodeCount{}, Flows: nil,
 		Anomalies: make([]Anomaly, 0, len(t.ivAnomalies)),
 	}
 	start := a.markTS
@@ -183,50 +184,55 @@ func (a *Analyzer) Cut(end int64) *Summary {
 			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
 		}
 	}
-	type scored struct {
-		fs    FlowSummary
-		score uint64
+	// Sorted by small keys, then each summary built once in its place: a
+	// FlowSummary is half a kilobyte, and an interval of a busy cluster
+	// touches 100,000 flows.
+	type sortKey struct {
+		score, packets uint64
+		id             int
+		tc             *touched
 	}
-	flows := make([]scored, 0, len(t.touched))
-	for i := range t.touched {
-		tc := &t.touched[i]
+	keys := make([]sortKey, 0, t.touched.len())
+	t.touched.each(func(tc *touched) {
 		d := tc.f.counters().minus(tc.mark)
 		if d == (flowCounters{}) {
-			continue
+			return
 		}
-		fs := flowSummary(tc.f)
-		d.set(&fs)
+		d.addTo(&s.Totals)
+		s.Totals.Flows++
+		keys = append(keys, sortKey{score: d.score(), packets: d.packets, id: tc.f.id, tc: tc})
+	})
+	// Troubled flows first, as in Summary.
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
+		}
+		if a.packets != b.packets {
+			return cmp.Compare(b.packets, a.packets)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	s.Flows = make([]FlowSummary, len(keys))
+	for j, k := range keys {
+		tc := k.tc
+		d := tc.f.counters().minus(tc.mark)
+		fs := &s.Flows[j]
+		*fs = flowSummary(tc.f)
+		d.set(fs)
 		fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
 		fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)
 		fs.Gbps = 0
 		if s.DurationSec > 0 {
 			fs.Gbps = float64(d.bytes) * 8 / (s.DurationSec * 1e9)
 		}
-		fs.Troubled = d.score() > 0
-		d.addTo(&s.Totals)
-		s.Totals.Flows++
-		flows = append(flows, scored{fs, d.score()})
-	}
-	// Troubled flows first, as in Summary.
-	sort.Slice(flows, func(i, j int) bool {
-		if flows[i].score != flows[j].score {
-			return flows[i].score > flows[j].score
-		}
-		if flows[i].fs.Packets != flows[j].fs.Packets {
-			return flows[i].fs.Packets > flows[j].fs.Packets
-		}
-		return flows[i].fs.ID < flows[j].fs.ID
-	})
-	for _, f := range flows {
-		s.Flows = append(s.Flows, f.fs)
+		fs.Troubled = k.score > 0
 	}
 	for _, an := range t.ivAnomalies {
 		s.Anomalies = append(s.Anomalies, an.format())
 	}
 	// Start the next interval.
 	a.mark, a.markTS = cur, end
-	clear(t.touched) // drop the flow pointers: evicted flows can be collected
-	t.touched = t.touched[:0]
+	t.touched.reset()
 	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
 	t.gen++
 	return s
@@ -272,4 +278,50 @@ func opcodeDelta(cur, before []OpcodeCount) []OpcodeCount {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Opcode < out[j].Opcode })
 	return out
+}
+
+// touchChunk is how many touched flows one chunk of the log holds.
+const touchChunk = 1024
+
+// touchLog is the flows touched in the current interval, in chunks: it
+// grows without copying (an entry carries the flow's counters, some 400
+// bytes) and keeps its chunks from one interval to the next.
+type touchLog struct {
+	chunks [][]touched
+	n      int
+}
+
+func (l *touchLog) add(tc touched) {
+	c := l.n / touchChunk
+	if c == len(l.chunks) {
+		l.chunks = append(l.chunks, make([]touched, 0, touchChunk))
+	}
+	l.chunks[c] = append(l.chunks[c], tc)
+	l.n++
+}
+
+func (l *touchLog) len() int { return l.n }
+
+func (l *touchLog) each(fn func(*touched)) {
+	for _, c := range l.chunks {
+		for i := range c {
+			fn(&c[i])
+		}
+	}
+}
+
+// reset empties the log, dropping the flow pointers (evicted flows can be
+// collected) and keeping the chunks. Chunks beyond what a quiet interval
+// needs are let go, so one burst does not pin its memory for the run.
+func (l *touchLog) reset() {
+	used := (l.n + touchChunk - 1) / touchChunk
+	for i := range l.chunks {
+		clear(l.chunks[i])
+		l.chunks[i] = l.chunks[i][:0]
+	}
+	if keep := max(used, 1); len(l.chunks) > 2*keep {
+		clear(l.chunks[keep:])
+		l.chunks = l.chunks[:keep]
+	}
+	l.n = 0
 }

@@ -38,8 +38,8 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 	// unknown) may fall in that one's range.
 	behind := r.init && psnDiff(r.next, psn) < 0
 	unanswered := true
-	for i := 0; i < r.nreads && behind; i++ {
-		if o := &r.reads[i]; o.contains(psn) {
+	for i := 0; r.reads != nil && i < r.reads.n && behind; i++ {
+		if o := &r.reads.r[i]; o.contains(psn) {
 			rr.reissue = true
 			// Responses from psn on already captured: not unanswered.
 			if psnDiff(o.next, psn) < 0 {
@@ -53,13 +53,17 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 			f.readReissuesUnanswered++
 		}
 	}
-	if r.nreads < maxReads {
-		r.reads[r.nreads] = rr
-		r.nreads++
+	if r.reads == nil {
+		r.reads = &readSet{}
+	}
+	s := r.reads
+	if s.n < maxReads {
+		s.r[s.n] = rr
+		s.n++
 		return
 	}
-	copy(r.reads[:], r.reads[1:])
-	r.reads[maxReads-1] = rr
+	copy(s.r[:], s.r[1:])
+	s.r[maxReads-1] = rr
 }
 
 // readFor returns the READ request a response PSN answers: the newest
@@ -67,8 +71,11 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 // holds it; nil when none does (the request was not captured).
 func (r *reqStream) readFor(psn uint32) *readRange {
 	var holder *readRange
-	for i := r.nreads - 1; i >= 0; i-- {
-		rr := &r.reads[i]
+	if r.reads == nil {
+		return nil
+	}
+	for i := r.reads.n - 1; i >= 0; i-- {
+		rr := &r.reads.r[i]
 		if !rr.contains(psn) {
 			continue
 		}
@@ -90,8 +97,8 @@ func (r *reqStream) readFor(psn uint32) *readRange {
 func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, ts int64, pkt uint64) {
 	psn := p.BTH.PSN
 	again := false
-	for i := 0; i < r.nreads; i++ {
-		if o := &r.reads[i]; o != rr && o.contains(psn) && psnDiff(psn, o.next) > 0 {
+	for i := 0; r.reads != nil && i < r.reads.n; i++ {
+		if o := &r.reads.r[i]; o != rr && o.contains(psn) && psnDiff(psn, o.next) > 0 {
 			again = true
 		}
 	}

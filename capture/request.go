@@ -142,7 +142,7 @@ func pmtuFor(length, used int) int {
 func (t *Tracker) behind(f *Flow, psn uint32, ts int64, pkt uint64) {
 	r := &f.req
 	if i := r.holeOf(psn); i >= 0 {
-		h := &r.holes[i]
+		h := &r.holes.h[i]
 		reorder := !h.nak && !r.nakSeen && !r.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
 		closed := r.fill(i, psn)
 		if reorder {
@@ -177,9 +177,9 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, ts int64, pkt uint64) {
 	f.retrans++
 	r.undo.active = false
 	// Karn: a retransmitted request gives no RTT sample.
-	for i := range r.pending {
-		if r.pending[i].valid && r.pending[i].psn == psn {
-			r.pending[i].valid = false
+	for i := 0; r.pending != nil && i < pendingLen; i++ {
+		if r.pending.o[i].valid && r.pending.o[i].psn == psn {
+			r.retire(i)
 		}
 	}
 	// A new episode starts when the sender goes back again: the first
@@ -193,8 +193,7 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, ts int64, pkt uint64) {
 }
 
 func (r *reqStream) holeOf(psn uint32) int {
-	for i := 0; i < r.nholes; i++ {
-		h := &r.holes[i]
+	for i, h := range r.holeList() {
 		if d := psnDiff(h.start, psn); d >= 0 && d < h.n {
 			return i
 		}
@@ -204,7 +203,7 @@ func (r *reqStream) holeOf(psn uint32) int {
 
 // fill removes psn from hole i and reports whether the hole closed.
 func (r *reqStream) fill(i int, psn uint32) bool {
-	h := &r.holes[i]
+	h := &r.holes.h[i]
 	d := psnDiff(h.start, psn)
 	switch {
 	case h.n == 1:
@@ -218,26 +217,33 @@ func (r *reqStream) fill(i int, psn uint32) bool {
 	default: // split
 		tail := hole{start: psnAdd(psn, 1), n: h.n - d - 1, ts: h.ts, nak: h.nak}
 		h.n = d
-		if r.nholes < maxHoles {
-			r.holes[r.nholes] = tail
-			r.nholes++
+		if s := r.holes; s.n < maxHoles {
+			s.h[s.n] = tail
+			s.n++
 		}
 	}
 	return false
 }
 
 func (r *reqStream) removeHole(i int) {
-	copy(r.holes[i:], r.holes[i+1:r.nholes])
-	r.nholes--
+	s := r.holes
+	copy(s.h[i:], s.h[i+1:s.n])
+	if s.n--; s.n == 0 {
+		r.holes = nil
+	}
 }
 
 func (t *Tracker) addHole(r *reqStream, start uint32, n int, ts int64) {
 	r.nakSeen = false
-	if r.nholes == maxHoles {
+	if r.holes == nil {
+		r.holes = &holeSet{}
+	}
+	if r.holes.n == maxHoles {
 		r.removeHole(0) // forget the oldest
 	}
-	r.holes[r.nholes] = hole{start: start, n: n, ts: ts}
-	r.nholes++
+	s := r.holes
+	s.h[s.n] = hole{start: start, n: n, ts: ts}
+	s.n++
 }
 
 // expect records a request that will be answered (ACK or READ response) for
@@ -248,8 +254,15 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 		return
 	}
 	r := &f.req
-	r.pending[r.pendingNext] = outstanding{psn: p.BTH.PSN, ts: ts, valid: true}
-	r.pendingNext = (r.pendingNext + 1) % pendingLen
+	if r.pending == nil {
+		r.pending = &pendingRing{}
+	}
+	q := r.pending
+	if !q.o[q.next].valid {
+		q.live++
+	}
+	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts, valid: true}
+	q.next = (q.next + 1) % pendingLen
 }
 
 // isCopy: see copyWindow.

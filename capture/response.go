@@ -114,8 +114,11 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 }
 
 func markNAK(r *reqStream) {
-	for i := 0; i < r.nholes; i++ {
-		r.holes[i].nak = true
+	if r.holes == nil {
+		return
+	}
+	for i := range r.holes.n {
+		r.holes.h[i].nak = true
 	}
 }
 
@@ -123,8 +126,8 @@ func markNAK(r *reqStream) {
 // retires every request the (possibly coalesced) ACK covers.
 func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 	r := &req.req
-	for i := range r.pending {
-		o := &r.pending[i]
+	for i := 0; r.pending != nil && i < pendingLen; i++ {
+		o := &r.pending.o[i]
 		if !o.valid {
 			continue
 		}
@@ -138,7 +141,7 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 			}
 			req.rtt.add(ts - o.ts)
 		}
-		o.valid = false
+		r.retire(i)
 	}
 }
 

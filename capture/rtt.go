@@ -1,15 +1,27 @@
 package capture
 
-import "math/bits"
+import (
+	"math/bits"
+	"slices"
+)
 
 // rttHist is a log-linear histogram of durations in nanoseconds: 16 linear
 // sub-buckets per power of two, so a percentile is within 1/16 (6.25 %) of
-// the true value; min and max are exact. Fixed size, allocated only for
-// flows that have round trips.
+// the true value; min and max are exact. Sparse: only the buckets that
+// hold samples are kept, in bucket order, so a flow with a handful of
+// round trips costs a few bytes, not the 3.8 KB of every bucket (a flow's
+// RTTs fall in a few dozen buckets at most). Allocated only for flows
+// that have round trips.
 type rttHist struct {
-	counts   [rttBuckets]uint32
+	bins     []rttBin
 	n        uint64
 	min, max int64
+}
+
+// rttBin is one non-empty bucket.
+type rttBin struct {
+	bucket uint16
+	count  uint32
 }
 
 const (
@@ -49,7 +61,17 @@ func (h *rttHist) add(ns int64) {
 		h.max = ns
 	}
 	h.n++
-	h.counts[rttBucket(ns)]++
+	h.addBucket(rttBucket(ns), 1)
+}
+
+// addBucket adds c samples to bucket b, keeping bins in bucket order.
+func (h *rttHist) addBucket(b int, c uint32) {
+	i, found := slices.BinarySearchFunc(h.bins, b, func(x rttBin, b int) int { return int(x.bucket) - b })
+	if found {
+		h.bins[i].count += c
+		return
+	}
+	h.bins = slices.Insert(h.bins, i, rttBin{bucket: uint16(b), count: c})
 }
 
 // quantile returns the q-quantile (0 < q <= 1), clamped to [min, max].
@@ -62,10 +84,10 @@ func (h *rttHist) quantile(q float64) int64 {
 		rank = 1
 	}
 	var seen uint64
-	for i, c := range h.counts {
-		seen += uint64(c)
+	for _, b := range h.bins {
+		seen += uint64(b.count)
 		if seen >= rank {
-			return min(max(rttBucketUpper(i), h.min), h.max)
+			return min(max(rttBucketUpper(int(b.bucket)), h.min), h.max)
 		}
 	}
 	return h.max
@@ -80,8 +102,8 @@ func (h *rttHist) merge(o *rttHist) {
 	}
 	h.max = max(h.max, o.max)
 	h.n += o.n
-	for i, c := range o.counts {
-		h.counts[i] += c
+	for _, b := range o.bins {
+		h.addBucket(int(b.bucket), b.count)
 	}
 }
 

@@ -50,7 +50,7 @@ type Tracker struct {
 	// it touched and its anomalies.
 	intervals   bool // Begin or Cut was called: keep touched flows
 	gen         uint32
-	touched     []touched
+	touched     touchLog
 	ivAnomalies []anomaly
 	ivDropped   uint64
 }
