@@ -120,6 +120,12 @@ func point(f *monitor.Frame) seriesPoint {
 type replayDoc struct {
 	*capture.Summary
 	Findings []rules.Finding `json:"findings"`
+	// The flow table and the anomaly log are streamed element by element
+	// before the rest (100,000 flows are a hundred megabytes of JSON):
+	// these shadow the Summary's fields (same JSON name, shallower, always
+	// nil) to leave them out of the rest.
+	Flows     *struct{} `json:"flows,omitempty"`
+	Anomalies *struct{} `json:"anomalies,omitempty"`
 }
 
 // replayCapture plays a capture to its end: --json streams the series
@@ -146,6 +152,18 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 	res := r.Result()
 	if js != nil {
 		js.closeArray()
+		if res.Wire != nil {
+			js.openArray("flows")
+			for i := range res.Wire.Flows {
+				js.elem(&res.Wire.Flows[i])
+			}
+			js.closeArray()
+			js.openArray("anomalies")
+			for i := range res.Wire.Anomalies {
+				js.elem(&res.Wire.Anomalies[i])
+			}
+			js.closeArray()
+		}
 		if err := js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings}); err != nil {
 			return err
 		}
