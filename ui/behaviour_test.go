@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -442,4 +443,27 @@ func TestQPsWireJoinBothDirections(t *testing.T) {
 		return
 	}
 	t.Fatal("no row for mlx5_0 QP 0x1a2")
+}
+
+// A cluster capture numbers flows past 9999: the ID column widens to show
+// the whole number, and the next model starts from the default width.
+func TestFlowIDColumnFits(t *testing.T) {
+	f := fixtureFrame(t)
+	if f.Wire == nil || len(f.Wire.Flows) == 0 {
+		t.Fatal("fixture frame has no flows")
+	}
+	w := *f.Wire // the fixture is shared: change a copy
+	w.Flows = slices.Clone(w.Flows)
+	w.Flows[0].ID = 123456
+	f.Wire = &w
+	m := press(send(loaded(t, monitor.ModeLive), FrameMsg{f}), "3")
+	if !strings.Contains(m.Render(), " 123456 ") {
+		t.Errorf("flow 123456 cut in the Flows view:\n%s", m.Render())
+	}
+	if w := m.tables[ViewFlows].Cols[0].Width; w != 6 {
+		t.Errorf("ID column %d wide, want 6", w)
+	}
+	if w := press(loaded(t, monitor.ModeLive), "3").tables[ViewFlows].Cols[0].Width; w != flowCols[0].Width {
+		t.Errorf("a new model's ID column is %d wide: widths leak between models", w)
+	}
 }

@@ -281,9 +281,14 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		return n != nil && n.Troubled
 	}
 	fl := make([]int, len(f.Wire.Flows))
+	maxID := 0
 	for i := range fl {
 		fl[i] = i
+		maxID = max(maxID, f.Wire.Flows[i].ID)
 	}
+	// A cluster capture numbers flows past 9999: the ID column grows to
+	// fit rather than cut the number that names the flow.
+	t.Cols[0].Width = max(flowCols[0].Width, len(strconv.Itoa(maxID)))
 	// Troubled now first, then troubled before, then the busiest now:
 	// the natural order.
 	sort.SliceStable(fl, func(a, b int) bool {

@@ -6,6 +6,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -166,7 +167,7 @@ func New(opts Options) Model {
 		width: 100, height: 30, interval: opts.Interval, speed: opts.Speed, focusStrip: true,
 		input: ti, history: map[string][]float64{}}
 	m.tables[ViewQPs] = &table{SortCol: -1, Cols: qpCols}
-	m.tables[ViewFlows] = &table{SortCol: -1, Cols: flowCols}
+	m.tables[ViewFlows] = &table{SortCol: -1, Cols: slices.Clone(flowCols)}
 	m.tables[ViewEvents] = &table{SortCol: -1, Cols: eventCols}
 	m.tables[ViewCounters] = &table{SortCol: -1, Cols: counterCols}
 	return m
