@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"slices"
@@ -107,8 +108,10 @@ type Engine struct {
 
 	start time.Time // the first frame's time
 
-	machine vm.VM  // reused: one allocation less per evaluation
-	frame   uint64 // frames evaluated
+	machine vm.VM        // reused: one allocation less per evaluation
+	memo    qpMemo       // a qp-scope condition's answers in this frame
+	text    bytes.Buffer // evidence is rendered here
+	frame   uint64       // frames evaluated
 	// timers are the `for` timers by variant key, then object id; only
 	// conditions that hold and must hold for some time have one.
 	timers map[string]map[string]timer
@@ -135,6 +138,14 @@ type entry struct {
 	frame uint64 // last frame it fired in
 	gen   uint64 // bumped each time it resolves
 	gone  bool
+	// evFor is the variant and QP f.Evidence was rendered for, when its
+	// template reads only the QP (evidence.go); evFor.v is nil otherwise.
+	evFor evidenceOf
+}
+
+type evidenceOf struct {
+	v  *Variant
+	qp qpMemoKey
 }
 
 type queued struct {
@@ -147,19 +158,14 @@ func NewEngine(p *Pack) *Engine {
 	return &Engine{pack: p, timers: map[string]map[string]timer{}, found: map[string]*entry{}}
 }
 
-// object is one thing a rule is evaluated on. Its identity (id) and
-// description (keys) are built only when a finding needs them: a frame
-// can hold 10,000 QPs.
-type object struct {
-	env  Env
-	id   func() string
-	keys func() map[string]string
-}
-
-// Evaluate runs every rule on f.
 // Start is the time of the first frame the engine evaluated (zero before).
 func (e *Engine) Start() time.Time { return e.start }
 
+// Evaluate runs every rule on f. At fleet size (16 ports, 10,000 QPs) it
+// costs about what the ports cost: a healthy QP is decided without
+// running its conditions or allocating (memo.go), and a QP that keeps
+// firing unchanged keeps its evidence (evidence.go). BenchmarkEvaluatePack
+// and TestEvaluateAllocsBounded hold it there.
 func (e *Engine) Evaluate(f Frame) Result {
 	e.frame++
 	if e.frame == 1 {
@@ -169,33 +175,31 @@ func (e *Engine) Evaluate(f Frame) Result {
 	host := &hostv
 	wire := wireEnv(f)
 	res := Result{}
-	type scoped struct {
-		objs []object
-		why  string
-	}
-	byScope := map[Scope]scoped{}
+	byScope := map[Scope]*objectSet{}
 	for _, r := range e.pack.Rules {
 		state := RuleState{Rule: r.ID, State: "cannot_evaluate"}
 		var whys []string
 		for _, v := range r.variants() {
-			sc, ok := byScope[v.Scope]
-			if !ok {
-				sc.objs, sc.why = objects(f, v.Scope, host, wire)
-				byScope[v.Scope] = sc
+			objs := byScope[v.Scope]
+			if objs == nil {
+				objs = objects(f, v.Scope, host, wire)
+				byScope[v.Scope] = objs
 			}
-			objs, why := sc.objs, sc.why
-			if why != "" {
-				whys = append(whys, string(v.Scope)+": "+why)
+			if objs.why != "" {
+				whys = append(whys, string(v.Scope)+": "+objs.why)
 				continue
 			}
 			timed := !e.IgnoreFor && v.wait > 0
 			timers := e.timers[v.key]
 			evaluated := 0
 			var lastErr error
-			for i := range objs {
-				o := &objs[i]
-				o.env.Params = r.Params
-				out, err := e.machine.Run(v.program, &o.env)
+			memo := v.qpReads&qpMemoizable != 0
+			if memo {
+				e.memo.reset()
+			}
+			it := objectIter{s: objs}
+			for o := it.next(); o != nil; o = it.next() {
+				out, err := e.run(v, o, r.Params, memo)
 				if err != nil {
 					lastErr = err
 					continue
@@ -232,7 +236,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 			switch {
 			case evaluated > 0 && state.State == "cannot_evaluate":
 				state.State = "ok"
-			case evaluated == 0 && len(objs) > 0:
+			case evaluated == 0 && objs.len() > 0:
 				whys = append(whys, string(v.Scope)+": "+missingData(lastErr))
 			}
 		}
@@ -247,6 +251,28 @@ func (e *Engine) Evaluate(f Frame) Result {
 	res.Findings = e.findings(flowPeers(f))
 	res.Forgotten = e.forgot
 	return res
+}
+
+// run evaluates the condition of v on o. On a QP it first tries the fast
+// paths (memo.go): the condition's plain tests, then its answer on a QP
+// that looks the same to it (memo: v's condition can be memoized).
+func (e *Engine) run(v *Variant, o *object, params map[string]float64, memo bool) (any, error) {
+	if o.qp != nil && v.qpQuick != nil {
+		if t := v.qpQuick(o.qp, o.events); t != unknown {
+			return t == yes, nil
+		}
+	}
+	if memo {
+		if k, ok := o.memoKey(v.qpReads); ok {
+			if a, ok := e.memo.get(k); ok {
+				return a.out, a.err
+			}
+			out, err := e.machine.Run(v.fast, o.prepare(params))
+			e.memo.put(k, memoAnswer{out, err})
+			return out, err
+		}
+	}
+	return e.machine.Run(v.fast, o.prepare(params))
 }
 
 // fire records that the condition of v holds on o: a new finding, one that
@@ -267,9 +293,21 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		}
 		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Confirm: r.Confirm,
 			Fix: r.Fix, Docs: r.Docs, Objects: o.keys(), FirstSeen: now}
+		en.evFor = evidenceOf{}
 	}
 	en.f.LastSeen = now
-	en.f.Evidence = render(v.evidence, o.env)
+	// The same QP as last time, for a template that reads only the QP:
+	// the same text.
+	var of evidenceOf
+	if v.qpEvidence {
+		if k, ok := o.memoKey(qpAll); ok {
+			of = evidenceOf{v, k}
+		}
+	}
+	if of.v == nil || en.evFor != of {
+		en.f.Evidence = render(&e.text, v.fastEvidence, *o.prepare(r.Params))
+		en.evFor = of
+	}
 	if en.frame != e.frame {
 		en.frame = e.frame
 		e.fired = append(e.fired, en)
@@ -405,12 +443,14 @@ func missingData(err error) string {
 	return msg
 }
 
-func render(t *template.Template, env Env) string {
-	var b strings.Builder
-	if err := t.Execute(&b, env); err != nil {
+// render executes t on env in buf (reused: rendering is most of the cost
+// of a finding) and returns the text.
+func render(buf *bytes.Buffer, t *template.Template, env Env) string {
+	buf.Reset()
+	if err := t.Execute(buf, env); err != nil {
 		return fmt.Sprintf("(evidence unavailable: %v)", errors.Unwrap(err))
 	}
-	return strings.TrimSpace(b.String())
+	return string(bytes.TrimSpace(buf.Bytes()))
 }
 
 // templateFuncs are available in evidence templates.

@@ -76,14 +76,72 @@ func wireEnv(f Frame) *WireEnv {
 	return env
 }
 
-// objects lists what a rule of scope is evaluated on, or why there is
-// nothing to evaluate.
-func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, string) {
+// objectSet is what the rules of one scope are evaluated on in a frame
+// (or why there is nothing to evaluate: why).
+type objectSet struct {
+	// qps are the snapshot's QPs (scope qp), first, with their events
+	// (by index in qps, ascending). A frame can hold 10,000 QPs: their
+	// objects are made one at a time as a rule goes through them (next).
+	qps    []probes.QP
+	events []eventsAt
+	base   *Env
+	// objs are the other objects.
+	objs []object
+	why  string
+}
+
+type eventsAt struct {
+	i   int
+	evs []probes.Event
+}
+
+func (s *objectSet) len() int { return len(s.qps) + len(s.objs) }
+
+// objectIter goes through an objectSet. The object it returns is valid
+// until the next call.
+type objectIter struct {
+	s     *objectSet
+	i, ev int
+	qp    object
+}
+
+func (it *objectIter) next() *object {
+	s, i := it.s, it.i
+	it.i++
+	if i < len(s.qps) {
+		// Only what differs from one QP to the next is written: this runs
+		// for every QP and every qp-scope condition.
+		o := &it.qp
+		o.env, o.base, o.qp, o.events = nil, s.base, &s.qps[i], nil
+		if it.ev < len(s.events) && s.events[it.ev].i == i {
+			o.events = s.events[it.ev].evs
+			it.ev++
+		}
+		return o
+	}
+	if i -= len(s.qps); i < len(s.objs) {
+		return &s.objs[i]
+	}
+	return nil
+}
+
+// objects lists what a rule of scope is evaluated on.
+func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) *objectSet {
+	if scope == ScopeQP {
+		return qpObjects(f, host, wire)
+	}
+	objs, why := otherObjects(f, scope, host, wire)
+	return &objectSet{objs: objs, why: why}
+}
+
+// otherObjects lists the objects of the scopes other than qp, or why
+// there is nothing to evaluate.
+func otherObjects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, string) {
 	base := Env{Host: host, Wire: wire}
 	s := f.Snapshot
 	switch scope {
 	case ScopeHost:
-		return []object{{env: base, id: func() string { return "host" }, keys: func() map[string]string { return map[string]string{} }}}, ""
+		return []object{{env: &base, name: "host"}}, ""
 	case ScopeFlow:
 		if f.Wire == nil {
 			return nil, "no capture in this frame"
@@ -92,16 +150,17 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 		for i := range f.Wire.Flows {
 			byID[f.Wire.Flows[i].ID] = &f.Wire.Flows[i]
 		}
-		var out []object
+		out := make([]object, len(f.Wire.Flows))
+		envs := make([]Env, len(f.Wire.Flows)) // one allocation for all
 		for i := range f.Wire.Flows {
 			fl := &f.Wire.Flows[i]
-			env := base
+			env := &envs[i]
+			*env = base
 			env.Flow = fl
 			if fl.PeerID != 0 {
 				env.Peer = byID[fl.PeerID]
 			}
-			keys := map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}
-			out = append(out, fixed(env, keys))
+			out[i] = object{env: env, flow: fl}
 		}
 		if len(out) == 0 {
 			return nil, "the capture has no RoCE flows"
@@ -117,6 +176,15 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 			return nil, "no RDMA ports"
 		}
 		var out []object
+		var envs []Env // allocated together, as many as objects
+		n := len(s.Ports)
+		if scope == ScopePriority {
+			n = 0
+			for i := range s.Ports {
+				n += len(s.Ports[i].PFC)
+			}
+		}
+		envs = make([]Env, 0, n)
 		to := maxPayloadTo(f.Wire)
 		for i := range s.Ports {
 			p := &s.Ports[i]
@@ -128,105 +196,191 @@ func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, stri
 					pe.Events = append(pe.Events, e)
 				}
 			}
-			keys := map[string]string{"device": p.Device, "port": strconv.Itoa(p.Port)}
-			if p.Netdev != "" {
-				keys["netdev"] = p.Netdev
-			}
 			env := base
 			env.Port, env.counters = pe, p.Counters
 			if scope == ScopePort {
-				out = append(out, fixed(env, keys))
+				envs = append(envs, env)
+				out = append(out, object{env: &envs[len(envs)-1], port: p})
 				continue
 			}
-			for _, pr := range p.PFC {
+			for j := range p.PFC {
+				pr := &p.PFC[j]
 				pv := &PrioEnv{Priority: pr.Priority, RxPausePerSec: f64(pr.RxPausePerSec), TxPausePerSec: f64(pr.TxPausePerSec),
 					RxPausedPct: f64(pr.RxPausedPercent), TxPausedPct: f64(pr.TxPausedPercent)}
 				if pr.Enabled != nil {
 					pv.Enabled = *pr.Enabled
 				}
-				k := map[string]string{"priority": strconv.Itoa(pr.Priority)}
-				for kk, vv := range keys {
-					k[kk] = vv
-				}
-				e2 := env
-				e2.Prio = pv
-				out = append(out, fixed(e2, k))
+				envs = append(envs, env)
+				envs[len(envs)-1].Prio = pv
+				out = append(out, object{env: &envs[len(envs)-1], port: p, prio: pr})
 			}
 		}
 		if scope == ScopePriority && len(out) == 0 {
 			return nil, "no per-priority PFC counters (ethtool) on these ports"
 		}
 		return out, ""
-	case ScopeQP:
-		events := map[string][]probes.Event{}
-		for _, e := range s.Events {
-			if e.Source == "qp" && e.QPN != nil {
-				k := e.Device + "/" + strconv.Itoa(int(*e.QPN))
-				events[k] = append(events[k], e)
-			}
-		}
-		out := make([]object, 0, len(s.QPs)+len(events))
-		seen := make(map[string]bool, len(s.QPs))
-		for _, q := range s.QPs {
-			k := q.Device + "/" + strconv.Itoa(int(q.LQPN))
-			seen[k] = true
-			qe := &QPEnv{Device: q.Device, LQPN: int(q.LQPN), Type: q.Type, State: q.State, Comm: q.Comm,
-				MemlockBytes: u64(q.MemlockSoft), MemlockUnlimited: q.MemlockUnlimited, Events: events[k]}
-			if q.PID != nil {
-				qe.PID = *q.PID
-			}
-			out = append(out, qpObject(base, qe))
-		}
-		// QPs that changed and vanished within one sample still count, in
-		// a fixed order (their findings' order must not depend on a map).
-		var gone []string
-		for k := range events {
-			if !seen[k] {
-				gone = append(gone, k)
-			}
-		}
-		sort.Strings(gone)
-		for _, k := range gone {
-			evs := events[k]
-			e := evs[len(evs)-1]
-			qe := &QPEnv{Device: e.Device, LQPN: int(*e.QPN), State: "DESTROYED", Events: evs}
-			out = append(out, qpObject(base, qe))
-		}
-		if len(out) == 0 && host.Sources["rdma netlink"] != string(probes.StateOK) {
-			return nil, "QPs need RDMA netlink: " + host.Sources["rdma netlink"]
-		}
-		return out, ""
 	}
 	return nil, "unknown scope"
 }
 
-func qpObject(base Env, q *QPEnv) object {
-	env := base
-	env.QP = q
-	return object{env: env,
-		id: func() string { return "qp " + q.Device + "/" + strconv.Itoa(q.LQPN) },
-		keys: func() map[string]string {
-			keys := map[string]string{"device": q.Device, "qpn": fmt.Sprintf("0x%x", q.LQPN)}
-			if q.Comm != "" {
-				keys["comm"] = q.Comm
+// qpObjects lists the QPs of the frame: those of the snapshot, and those
+// that changed and vanished within the sample (from their events).
+func qpObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
+	s := f.Snapshot
+	if s == nil {
+		return &objectSet{why: "no host data in this frame (a capture alone)"}
+	}
+	set := &objectSet{qps: s.QPs, base: &Env{Host: host, Wire: wire}}
+	// Keyed by a struct, not "dev/qpn": no string built per QP.
+	var events map[qpRef][]probes.Event
+	for _, e := range s.Events {
+		if e.Source == "qp" && e.QPN != nil {
+			if events == nil {
+				events = map[qpRef][]probes.Event{}
 			}
-			if q.PID != nil {
-				keys["pid"] = fmt.Sprint(q.PID)
-			}
-			return keys
-		}}
+			k := qpRef{e.Device, *e.QPN}
+			events[k] = append(events[k], e)
+		}
+	}
+	if len(events) == 0 {
+		if len(s.QPs) == 0 && host.Sources["rdma netlink"] != string(probes.StateOK) {
+			set.why = "QPs need RDMA netlink: " + host.Sources["rdma netlink"]
+		}
+		return set
+	}
+	seen := map[qpRef]bool{}
+	for i := range s.QPs {
+		q := &s.QPs[i]
+		k := qpRef{q.Device, q.LQPN}
+		if evs, ok := events[k]; ok {
+			set.events = append(set.events, eventsAt{i, evs})
+			seen[k] = true
+		}
+	}
+	// QPs that changed and vanished within one sample still count, in a
+	// fixed order (their findings' order must not depend on a map).
+	var gone []string
+	ref := map[string]qpRef{}
+	for k := range events {
+		if !seen[k] {
+			name := k.device + "/" + strconv.Itoa(int(k.qpn))
+			gone = append(gone, name)
+			ref[name] = k
+		}
+	}
+	sort.Strings(gone)
+	for _, name := range gone {
+		evs := events[ref[name]]
+		e := evs[len(evs)-1]
+		env := *set.base
+		env.QP = &QPEnv{Device: e.Device, LQPN: int(*e.QPN), State: "DESTROYED", Events: evs}
+		set.objs = append(set.objs, object{env: &env})
+	}
+	return set
 }
 
-// fixed is an object whose keys are already built (few objects: ports,
-// priorities, flows).
-func fixed(env Env, keys map[string]string) object {
+// qpRef names a QP: its device and number.
+type qpRef struct {
+	device string
+	qpn    uint32
+}
+
+// object is one thing a rule is evaluated on. A snapshot QP's environment,
+// identity and description are built only when a rule must run on it or
+// fires on it (see prepare, id, keys): a frame can hold 10,000 QPs, most
+// of them decided without running anything (memo.go), and their objects
+// are kept small.
+type object struct {
+	// env is what a rule sees of the object; nil for a snapshot QP until
+	// prepare builds it from base, qp and events.
+	env  *Env
+	base *Env
+	// port, prio (of port) and flow are the objects of the other scopes
+	// (none: the host); name is the identity of these objects, built from
+	// their keys when first needed.
+	port *probes.Port
+	prio *probes.PFCPriority
+	flow *capture.FlowSummary
+	name string
+	// qp is a QP of the snapshot and events its events in the frame. Nil
+	// for other objects, and for a QP gone from the snapshot (whose
+	// env.QP is set).
+	qp     *probes.QP
+	events []probes.Event
+}
+
+// prepare returns what a rule with params sees of o, building a QP's.
+func (o *object) prepare(params map[string]float64) *Env {
+	if o.env == nil {
+		env := *o.base
+		env.QP = qpEnvOf(o.qp, o.events)
+		o.env = &env
+	}
+	o.env.Params = params
+	return o.env
+}
+
+// id is o's identity: the key of its timers and findings.
+func (o *object) id() string {
+	switch {
+	case o.qp != nil:
+		return qpID(o.qp.Device, o.qp.LQPN)
+	case o.env.QP != nil:
+		return qpID(o.env.QP.Device, uint32(o.env.QP.LQPN))
+	case o.name == "":
+		o.name = idOf(o.keys())
+	}
+	return o.name
+}
+
+// idOf is the identity of an object described by keys: its sorted
+// key=value pairs.
+func idOf(keys map[string]string) string {
 	ks := make([]string, 0, len(keys))
 	for k, v := range keys {
 		ks = append(ks, k+"="+v)
 	}
 	sort.Strings(ks)
-	id := strings.Join(ks, ",")
-	return object{env: env, id: func() string { return id }, keys: func() map[string]string { return keys }}
+	return strings.Join(ks, ",")
+}
+
+func qpID(dev string, qpn uint32) string {
+	return "qp " + dev + "/" + strconv.FormatUint(uint64(qpn), 10)
+}
+
+// keys describes o in a finding.
+func (o *object) keys() map[string]string {
+	switch {
+	case o.qp != nil:
+		return qpKeys(o.qp.Device, o.qp.LQPN, o.qp.Comm, o.qp.PID)
+	case o.env.QP != nil:
+		return qpKeys(o.env.QP.Device, uint32(o.env.QP.LQPN), "", nil) // gone: no owner known
+	case o.flow != nil:
+		fl := o.flow
+		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}
+	case o.port != nil:
+		p := o.port
+		keys := map[string]string{"device": p.Device, "port": strconv.Itoa(p.Port)}
+		if p.Netdev != "" {
+			keys["netdev"] = p.Netdev
+		}
+		if o.prio != nil {
+			keys["priority"] = strconv.Itoa(o.prio.Priority)
+		}
+		return keys
+	}
+	return map[string]string{} // the host
+}
+
+func qpKeys(dev string, qpn uint32, comm string, pid *int) map[string]string {
+	keys := map[string]string{"device": dev, "qpn": "0x" + strconv.FormatUint(uint64(qpn), 16)}
+	if comm != "" {
+		keys["comm"] = comm
+	}
+	if pid != nil {
+		keys["pid"] = strconv.Itoa(*pid)
+	}
+	return keys
 }
 
 func intp(p *int) any {

@@ -77,9 +77,18 @@ type Rule struct {
 	// Source is file:line where the rule is defined.
 	Source string `yaml:"-" json:"source"`
 
-	program  *vm.Program
-	evidence *template.Template
-	all      []*Variant // the primary condition and Also, built at load
+	compiled
+	all []*Variant // the primary condition and Also, built at load
+}
+
+// compiled is a condition and its evidence template as written (their
+// errors are the rule's), and as the engine runs them (envfuncs.go): the
+// same, with Env's methods called as functions.
+type compiled struct {
+	program      *vm.Program
+	fast         *vm.Program
+	evidence     *template.Template
+	fastEvidence *template.Template
 }
 
 // Variant is another scope and condition of the same rule.
@@ -92,12 +101,17 @@ type Variant struct {
 	// in another (a share of packets over an interval). Nil: the rule's.
 	For *Duration `yaml:"for" json:"for,omitempty"`
 
-	program  *vm.Program
-	evidence *template.Template
+	compiled
 	// key prefixes the engine's keys of this variant: "rule|scope".
 	key string
 	// wait is how long the condition must hold: For, or the rule's for.
 	wait time.Duration
+	// qpQuick and qpReads are the fast paths of a qp-scope condition: its
+	// plain tests compiled to Go, what it reads of its QP (memo.go).
+	qpQuick quickTest
+	qpReads qpField
+	// qpEvidence says that the evidence reads only the QP (evidence.go).
+	qpEvidence bool
 }
 
 // variants returns the rule's primary condition and its Also list.
@@ -109,7 +123,7 @@ func (r *Rule) variants() []*Variant {
 }
 
 func (r *Rule) buildVariants() []*Variant {
-	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, program: r.program, evidence: r.evidence}}
+	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, compiled: r.compiled}}
 	for i := range r.Also {
 		out = append(out, &r.Also[i])
 	}
@@ -118,6 +132,13 @@ func (r *Rule) buildVariants() []*Variant {
 		v.wait = time.Duration(r.For)
 		if v.For != nil {
 			v.wait = time.Duration(*v.For)
+		}
+		if v.fast == nil { // a Rule built by hand
+			v.fast, v.fastEvidence = v.program, v.evidence
+		}
+		if v.Scope == ScopeQP {
+			v.qpQuick, v.qpReads = quickTestOf(v.program), qpReadsOf(v.program)
+			v.qpEvidence = qpOnlyEvidence(v.evidence)
 		}
 	}
 	return out
@@ -284,17 +305,17 @@ func (r *Rule) compile() error {
 	case r.Cause == "" || len(r.Fix) == 0 || len(r.Confirm) == 0:
 		return errors.New("cause, confirm and fix are all required: a finding must say what to do")
 	}
-	prog, tpl, err := compileVariant(r.ID, r.When, r.Evidence, r.Params)
+	c, err := compileVariant(r.ID, r.When, r.Evidence, r.Params)
 	if err != nil {
 		return err
 	}
-	r.program, r.evidence = prog, tpl
+	r.compiled = c
 	for i := range r.Also {
 		v := &r.Also[i]
 		if !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, v.Scope) {
 			return fmt.Errorf("also[%d]: scope %q: must be host, port, priority, qp or flow", i, v.Scope)
 		}
-		if v.program, v.evidence, err = compileVariant(r.ID, v.When, v.Evidence, r.Params); err != nil {
+		if v.compiled, err = compileVariant(r.ID, v.When, v.Evidence, r.Params); err != nil {
 			return fmt.Errorf("also[%d]: %v", i, err)
 		}
 	}
@@ -302,24 +323,38 @@ func (r *Rule) compile() error {
 	return nil
 }
 
-func compileVariant(id, when, evidence string, params map[string]float64) (*vm.Program, *template.Template, error) {
+// compileVariant compiles a condition and its evidence template, as
+// written and as the engine runs them (compiled).
+func compileVariant(id, when, evidence string, params map[string]float64) (compiled, error) {
+	var c compiled
 	if strings.TrimSpace(when) == "" {
-		return nil, nil, errors.New("no when expression")
+		return c, errors.New("no when expression")
 	}
-	prog, err := expr.Compile(when, expr.Env(&Env{}), expr.AsBool())
+	// Compiled against the struct, not a pointer to it (Evaluate runs it on
+	// a *Env): then expr loads env fields and methods by index, where with
+	// a pointer it looks every name up by reflection at each run.
+	prog, err := expr.Compile(when, expr.Env(Env{}), expr.AsBool())
 	if err != nil {
-		return nil, nil, fmt.Errorf("when: %v", err)
+		return c, fmt.Errorf("when: %v", err)
 	}
 	for _, p := range paramRefs(when) {
 		if _, ok := params[p]; !ok {
-			return nil, nil, fmt.Errorf("when uses params.%s, which the rule does not define", p)
+			return c, fmt.Errorf("when uses params.%s, which the rule does not define", p)
 		}
 	}
 	tpl, err := template.New(id).Option("missingkey=error").Funcs(templateFuncs).Parse(evidence)
 	if err != nil {
-		return nil, nil, fmt.Errorf("evidence: %v", err)
+		return c, fmt.Errorf("evidence: %v", err)
 	}
-	return prog, tpl, nil
+	c = compiled{program: prog, fast: prog, evidence: tpl, fastEvidence: tpl}
+	// Should a fast compilation fail, the engine runs what is written.
+	if fast, err := expr.Compile(when, append([]expr.Option{expr.Env(Env{}), expr.AsBool()}, envFuncOptions...)...); err == nil {
+		c.fast = fast
+	}
+	if fast := fastEvidence(id, evidence); fast != nil {
+		c.fastEvidence = fast
+	}
+	return c, nil
 }
 
 var paramRef = regexp.MustCompile(`params\.([a-z_][a-z0-9_]*)`)

@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"text/template"
+	"text/template/parse"
+)
+
+// Rendering a finding's evidence is most of what a finding costs, and an
+// incident at fleet size can hold thousands of QPs in ERR, frame after
+// frame. When a qp-scope evidence template reads nothing but its QP
+// (qpOnlyEvidence), the engine renders it again only when the QP changed
+// (entry.evidenceOf): the text is the same otherwise.
+
+// pureTemplateFuncs are the template functions whose result depends only
+// on their arguments: text/template's own (not call) and templateFuncs.
+var pureTemplateFuncs = map[string]bool{
+	"and": true, "or": true, "not": true, "len": true, "index": true, "slice": true,
+	"print": true, "printf": true, "println": true, "html": true, "js": true, "urlquery": true,
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true,
+	"num": true, "add": true, "mul": true, "pct": true,
+}
+
+// qpOnlyEvidence reports whether t reads only .QP (and what is reachable
+// from it) with pure functions: no other field of the Env, no method of
+// it (.Rate), no variable, no other template.
+func qpOnlyEvidence(t *template.Template) bool {
+	if t == nil || t.Tree == nil || len(t.Templates()) > 1 {
+		return false
+	}
+	return qpOnlyNode(t.Tree.Root, false)
+}
+
+// qpOnlyNode checks n; inQP says that dot is a value read from the QP
+// (inside {{with .QP}} or {{range .QP.Events}}), not the Env.
+func qpOnlyNode(n parse.Node, inQP bool) bool {
+	switch n := n.(type) {
+	case nil:
+		return true
+	case *parse.ListNode:
+		if n == nil {
+			return true
+		}
+		for _, c := range n.Nodes {
+			if !qpOnlyNode(c, inQP) {
+				return false
+			}
+		}
+		return true
+	case *parse.TextNode, *parse.CommentNode, *parse.BreakNode, *parse.ContinueNode:
+		return true
+	case *parse.ActionNode:
+		return qpOnlyPipe(n.Pipe, inQP)
+	case *parse.IfNode:
+		return qpOnlyPipe(n.Pipe, inQP) && qpOnlyNode(n.List, inQP) && qpOnlyNode(n.ElseList, inQP)
+	case *parse.WithNode:
+		// The body's dot is the pipeline's value: read from the QP.
+		return qpOnlyPipe(n.Pipe, inQP) && qpOnlyNode(n.List, true) && qpOnlyNode(n.ElseList, inQP)
+	case *parse.RangeNode:
+		return qpOnlyPipe(n.Pipe, inQP) && qpOnlyNode(n.List, true) && qpOnlyNode(n.ElseList, inQP)
+	}
+	return false // a template call, or a node this check does not know
+}
+
+func qpOnlyPipe(p *parse.PipeNode, inQP bool) bool {
+	if p == nil {
+		return true
+	}
+	if len(p.Decl) > 0 {
+		return false
+	}
+	for _, c := range p.Cmds {
+		for _, a := range c.Args {
+			if !qpOnlyArg(a, inQP) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func qpOnlyArg(a parse.Node, inQP bool) bool {
+	switch a := a.(type) {
+	case *parse.FieldNode:
+		return inQP || a.Ident[0] == "QP"
+	case *parse.DotNode:
+		return inQP
+	case *parse.ChainNode:
+		return qpOnlyArg(a.Node, inQP)
+	case *parse.PipeNode:
+		return qpOnlyPipe(a, inQP)
+	case *parse.IdentifierNode:
+		return pureTemplateFuncs[a.Ident]
+	case *parse.StringNode, *parse.NumberNode, *parse.BoolNode, *parse.NilNode:
+		return true
+	}
+	return false // variables ($ is the Env), and anything else
+}
