@@ -1,10 +1,12 @@
 package capture
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"net/netip"
+	"slices"
 	"sort"
 	"time"
 
@@ -219,23 +221,30 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
 		}
 	}
-	flows := make([]*Flow, 0, len(t.flows))
-	for _, f := range t.flows {
-		flows = append(flows, f)
+	// Scores are computed once per flow, not per comparison: a cluster
+	// capture sorts 100,000 flows.
+	type ranked struct {
+		score, packets uint64
+		id             int
+		f              *Flow
 	}
-	sort.Slice(flows, func(i, j int) bool {
-		si, sj := flows[i].score(), flows[j].score()
-		if si != sj {
-			return si > sj
+	flows := make([]ranked, 0, len(t.flows))
+	for _, f := range t.flows {
+		flows = append(flows, ranked{f.score(), f.packets, f.id, f})
+	}
+	slices.SortFunc(flows, func(a, b ranked) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		if flows[i].packets != flows[j].packets {
-			return flows[i].packets > flows[j].packets
+		if a.packets != b.packets {
+			return cmp.Compare(b.packets, a.packets)
 		}
-		return flows[i].id < flows[j].id
+		return cmp.Compare(a.id, b.id)
 	})
 	s.Totals = t.gone
 	s.Flows = make([]FlowSummary, 0, len(flows))
-	for _, f := range flows {
+	for _, r := range flows {
+		f := r.f
 		s.Flows = append(s.Flows, flowSummary(f))
 		addTotals(&s.Totals, f)
 		s.Totals.Flows++

@@ -61,10 +61,38 @@ func TestIdleFlowBytes(t *testing.T) {
 	if s.Totals.ACKs != n || s.Totals.PSNGaps != 0 {
 		t.Fatalf("totals %+v", s.Totals)
 	}
+	// Every ACK found its request among 20,000 QPs of one host pair (the
+	// unpaired index): one RTT sample per request flow.
+	sampled := 0
+	for _, f := range s.Flows {
+		if f.RTTus.Samples == 1 {
+			sampled++
+		}
+	}
+	if sampled != n {
+		t.Errorf("%d request flows with an RTT sample, want %d", sampled, n)
+	}
 	per := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(flows)
 	t.Logf("%.0f bytes per idle flow (%d flows)", per, flows)
 	if per > 1024 {
 		t.Errorf("%.0f bytes per idle flow, want at most 1024", per)
 	}
 	runtime.KeepAlive(a)
+}
+
+// BenchmarkSummary100kFlows: the whole-capture summary of 100,000 flows
+// (50,000 QPs, a request and its ACK each), as replay --json and --report
+// build it. Flows are sorted by pointer and summarised once each.
+func BenchmarkSummary100kFlows(b *testing.B) {
+	a := NewAnalyzer(Config{NoICRC: true, TrackerConfig: TrackerConfig{MaxFlows: 100_000}})
+	idleFlows(b, a, 50_000)
+	if n := a.Tracker().Flows(); n != 100_000 {
+		b.Fatalf("%d flows", n)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := a.Summary(); len(s.Flows) != 100_000 {
+			b.Fatalf("%d flows in the summary", len(s.Flows))
+		}
+	}
 }

@@ -13,6 +13,39 @@ func (t *Tracker) index(f *Flow) {
 	f.indexed = true
 	pk := pairKey{f.key.src, f.key.dst}
 	t.pairs[pk] = append(t.pairs[pk], f)
+	if f.peer == nil {
+		t.unpaired[pk] = append(t.unpaired[pk], f)
+	}
+}
+
+// link pairs a request flow with the flow of its responses. Paired flows
+// leave the unpaired index: an ACK's lookup scans only flows still
+// waiting for their peer, not every QP between the two hosts (thousands
+// in a cluster, which made pairing quadratic).
+func (t *Tracker) link(req, resp *Flow) {
+	req.peer, resp.peer = resp, req
+	t.unlist(req)
+	t.unlist(resp)
+}
+
+// unlist removes f from the unpaired index.
+func (t *Tracker) unlist(f *Flow) {
+	if !f.indexed {
+		return
+	}
+	pk := pairKey{f.key.src, f.key.dst}
+	list := t.unpaired[pk]
+	for i, c := range list {
+		if c == f {
+			list = append(list[:i], list[i+1:]...)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(t.unpaired, pk)
+	} else {
+		t.unpaired[pk] = list
+	}
 }
 
 // requester finds the request flow a response on f answers: the paired
@@ -22,7 +55,7 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if f.peer != nil {
 		return f.peer
 	}
-	cands := t.pairs[pairKey{f.key.dst, f.key.src}]
+	cands := t.unpaired[pairKey{f.key.dst, f.key.src}]
 	var only, match *Flow
 	free := 0
 	for _, c := range cands {
@@ -43,7 +76,7 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 		match = only
 	}
 	if match != nil {
-		match.peer, f.peer = f, match
+		t.link(match, f)
 		if f.pmtu != 0 && match.pmtu == 0 {
 			match.pmtu = f.pmtu
 		}

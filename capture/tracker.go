@@ -32,14 +32,17 @@ const (
 // Tracker follows every flow's PSN stream. It never reads the clock: time
 // comes from the packets. Not safe for concurrent use.
 type Tracker struct {
-	cfg     TrackerConfig
-	flows   map[flowKey]*Flow
-	pairs   map[pairKey][]*Flow
-	last    *Flow
-	nextID  int
-	pmtu    int
-	evicted uint64
-	gone    Totals // totals of evicted flows, so that totals stay whole
+	cfg   TrackerConfig
+	flows map[flowKey]*Flow
+	pairs map[pairKey][]*Flow // request flows by host pair
+	// unpaired is the request flows of pairs whose peer is not known yet:
+	// what a response's lookup scans (see link).
+	unpaired map[pairKey][]*Flow
+	last     *Flow
+	nextID   int
+	pmtu     int
+	evicted  uint64
+	gone     Totals // totals of evicted flows, so that totals stay whole
 
 	anomalies        []anomaly
 	anomaliesDropped uint64
@@ -91,7 +94,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: make(map[flowKey]*Flow), pairs: make(map[pairKey][]*Flow), gen: 1}
+	return &Tracker{cfg: cfg, flows: make(map[flowKey]*Flow), pairs: make(map[pairKey][]*Flow),
+		unpaired: make(map[pairKey][]*Flow), gen: 1}
 }
 
 func (t *Tracker) note(a anomaly) {
@@ -147,6 +151,7 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) {
 	addTotals(&t.gone, victim)
 	t.gone.Flows++
 	delete(t.flows, victim.key)
+	t.unlist(victim)
 	if victim.indexed {
 		pk := pairKey{victim.key.src, victim.key.dst}
 		list := t.pairs[pk]
@@ -162,8 +167,13 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) {
 			t.pairs[pk] = list
 		}
 	}
-	if victim.peer != nil {
-		victim.peer.peer = nil
+	if s := victim.peer; s != nil {
+		// The survivor waits for a new peer again.
+		s.peer = nil
+		if s.indexed {
+			pk := pairKey{s.key.src, s.key.dst}
+			t.unpaired[pk] = append(t.unpaired[pk], s)
+		}
 	}
 	if t.last == victim {
 		t.last = nil
