@@ -108,10 +108,16 @@ type Engine struct {
 
 	start time.Time // the first frame's time
 
-	machine vm.VM        // reused: one allocation less per evaluation
-	memo    qpMemo       // a qp-scope condition's answers in this frame
-	text    bytes.Buffer // evidence is rendered here
-	frame   uint64       // frames evaluated
+	machine vm.VM       // reused: one allocation less per evaluation
+	memo    qpMemo      // a qp-scope condition's answers in this frame
+	failed  flowFailure // a flow-scope condition's error in this frame
+	// slots are the params of the flow-scope condition slotsFor in frame
+	// slotsAt, as its quick test reads them.
+	slots    []paramSlot
+	slotsFor *Variant
+	slotsAt  uint64
+	text     bytes.Buffer // evidence is rendered here
+	frame    uint64       // frames evaluated
 	// timers are the `for` timers by variant key, then object id; only
 	// conditions that hold and must hold for some time have one.
 	timers map[string]map[string]timer
@@ -165,7 +171,9 @@ func (e *Engine) Start() time.Time { return e.start }
 // costs about what the ports cost: a healthy QP is decided without
 // running its conditions or allocating (memo.go), and a QP that keeps
 // firing unchanged keeps its evidence (evidence.go). BenchmarkEvaluatePack
-// and TestEvaluateAllocsBounded hold it there.
+// and TestEvaluateAllocsBounded hold it there. A capture's flows are
+// decided the same way, most without running their conditions
+// (flowfast.go, BenchmarkEvaluatePackFlows).
 func (e *Engine) Evaluate(f Frame) Result {
 	e.frame++
 	if e.frame == 1 {
@@ -197,6 +205,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 			if memo {
 				e.memo.reset()
 			}
+			e.failed = flowFailure{armed: v.flowFails != nil && objs.base != nil && len(objs.flows) > 0 && v.flowFails(objs.base)}
 			it := objectIter{s: objs}
 			for o := it.next(); o != nil; o = it.next() {
 				out, err := e.run(v, o, r.Params, memo)
@@ -248,7 +257,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 	e.expireTimers()
 	e.resolve()
 	e.forget(f.Time)
-	res.Findings = e.findings(flowPeers(f))
+	res.Findings = e.findings(f)
 	res.Forgotten = e.forgot
 	return res
 }
@@ -259,6 +268,28 @@ func (e *Engine) Evaluate(f Frame) Result {
 func (e *Engine) run(v *Variant, o *object, params map[string]float64, memo bool) (any, error) {
 	if o.qp != nil && v.qpQuick != nil {
 		if t := v.qpQuick(o.qp, o.events); t != unknown {
+			return t == yes, nil
+		}
+	}
+	if o.flow != nil && e.failed.armed {
+		// Fails on every flow of the frame (hostLetFails): the error of
+		// the first.
+		if e.failed.have {
+			return e.failed.ans.out, e.failed.ans.err
+		}
+		out, err := e.machine.Run(v.fast, o.prepare(params))
+		if err != nil {
+			e.failed.have, e.failed.ans = true, memoAnswer{out, err}
+		} else {
+			e.failed.armed = false // not as expected: run them all
+		}
+		return out, err
+	}
+	if o.flow != nil && v.flowQuick != nil {
+		if e.slotsFor != v || e.slotsAt != e.frame {
+			e.slots, e.slotsFor, e.slotsAt = bindParams(e.slots, v.flowParams, params), v, e.frame
+		}
+		if t := v.flowQuick(o.flow, o.peer, o.base, e.slots); t != unknown {
 			return t == yes, nil
 		}
 	}
@@ -407,7 +438,7 @@ func (e *Engine) forget(now time.Time) {
 
 // findings lists what the engine keeps: active first, then by severity,
 // in the order they first fired.
-func (e *Engine) findings(peers map[int]int) []Finding {
+func (e *Engine) findings(f Frame) []Finding {
 	var out []Finding
 	for _, en := range e.order {
 		if !en.gone {
@@ -418,7 +449,7 @@ func (e *Engine) findings(peers map[int]int) []Finding {
 		return nil
 	}
 	// Active first (this frame is "now"), causes above what they explain.
-	return e.pack.Group(out, GroupOptions{Live: true, Peers: peers, Start: e.start})
+	return e.pack.Group(out, GroupOptions{Live: true, Peers: flowPeers(f, out), Start: e.start})
 }
 
 // stateSize reports how much the engine keeps: timers, findings (kept and
@@ -550,14 +581,29 @@ func Worst(fs []Finding) Severity {
 // AtLeastWarning reports whether any finding is warning or critical.
 func AtLeastWarning(fs []Finding) bool { return Worst(fs).rank() >= Warning.rank() }
 
-// flowPeers maps each flow of the frame's capture to its peer flow.
-func flowPeers(f Frame) map[int]int {
+// flowPeers maps each flow of the frame's capture that findings name
+// (Group looks up no other: related) to its peer flow. A capture can
+// hold 100,000 flows, and few have findings.
+func flowPeers(f Frame, findings []Finding) map[int]int {
 	if f.Wire == nil {
 		return nil
 	}
+	var named map[int]bool
+	for i := range findings {
+		if id, ok := findings[i].Objects["flow"]; ok {
+			if named == nil {
+				named = map[int]bool{}
+			}
+			n, _ := strconv.Atoi(id) // as related reads it
+			named[n] = true
+		}
+	}
 	m := map[int]int{}
+	if named == nil {
+		return m
+	}
 	for i := range f.Wire.Flows {
-		if p := f.Wire.Flows[i].PeerID; p != 0 {
+		if p := f.Wire.Flows[i].PeerID; p != 0 && named[f.Wire.Flows[i].ID] {
 			m[f.Wire.Flows[i].ID] = p
 		}
 	}

@@ -85,6 +85,12 @@ type objectSet struct {
 	qps    []probes.QP
 	events []eventsAt
 	base   *Env
+	// flows are the capture's flows (scope flow), and peers the index in
+	// flows of each one's peer (-1: none). A frame can hold 100,000
+	// flows: their objects are made one at a time too, their
+	// environments only when a condition runs on them (flowfast.go).
+	flows []capture.FlowSummary
+	peers []int32
 	// objs are the other objects.
 	objs []object
 	why  string
@@ -95,7 +101,7 @@ type eventsAt struct {
 	evs []probes.Event
 }
 
-func (s *objectSet) len() int { return len(s.qps) + len(s.objs) }
+func (s *objectSet) len() int { return len(s.qps) + len(s.flows) + len(s.objs) }
 
 // objectIter goes through an objectSet. The object it returns is valid
 // until the next call.
@@ -103,6 +109,8 @@ type objectIter struct {
 	s     *objectSet
 	i, ev int
 	qp    object
+	fl    object
+	flEnv Env // the environment of fl, when a condition runs on it
 }
 
 func (it *objectIter) next() *object {
@@ -119,7 +127,15 @@ func (it *objectIter) next() *object {
 		}
 		return o
 	}
-	if i -= len(s.qps); i < len(s.objs) {
+	if i -= len(s.qps); i < len(s.flows) {
+		o := &it.fl
+		o.env, o.base, o.flow, o.peer, o.name, o.store = nil, s.base, &s.flows[i], nil, "", &it.flEnv
+		if p := s.peers[i]; p >= 0 {
+			o.peer = &s.flows[p]
+		}
+		return o
+	}
+	if i -= len(s.flows); i < len(s.objs) {
 		return &s.objs[i]
 	}
 	return nil
@@ -127,8 +143,11 @@ func (it *objectIter) next() *object {
 
 // objects lists what a rule of scope is evaluated on.
 func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) *objectSet {
-	if scope == ScopeQP {
+	switch scope {
+	case ScopeQP:
 		return qpObjects(f, host, wire)
+	case ScopeFlow:
+		return flowObjects(f, host, wire)
 	}
 	objs, why := otherObjects(f, scope, host, wire)
 	return &objectSet{objs: objs, why: why}
@@ -142,30 +161,6 @@ func otherObjects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object,
 	switch scope {
 	case ScopeHost:
 		return []object{{env: &base, name: "host"}}, ""
-	case ScopeFlow:
-		if f.Wire == nil {
-			return nil, "no capture in this frame"
-		}
-		byID := make(map[int]*capture.FlowSummary, len(f.Wire.Flows))
-		for i := range f.Wire.Flows {
-			byID[f.Wire.Flows[i].ID] = &f.Wire.Flows[i]
-		}
-		out := make([]object, len(f.Wire.Flows))
-		envs := make([]Env, len(f.Wire.Flows)) // one allocation for all
-		for i := range f.Wire.Flows {
-			fl := &f.Wire.Flows[i]
-			env := &envs[i]
-			*env = base
-			env.Flow = fl
-			if fl.PeerID != 0 {
-				env.Peer = byID[fl.PeerID]
-			}
-			out[i] = object{env: env, flow: fl}
-		}
-		if len(out) == 0 {
-			return nil, "the capture has no RoCE flows"
-		}
-		return out, ""
 	}
 	if s == nil {
 		return nil, "no host data in this frame (a capture alone)"
@@ -221,6 +216,50 @@ func otherObjects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object,
 		return out, ""
 	}
 	return nil, "unknown scope"
+}
+
+// flowObjects lists the flows of the frame's capture, each with its peer
+// (the last flow of that id, should two have it).
+func flowObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
+	if f.Wire == nil {
+		return &objectSet{why: "no capture in this frame"}
+	}
+	flows := f.Wire.Flows
+	if len(flows) == 0 {
+		return &objectSet{why: "the capture has no RoCE flows"}
+	}
+	peers := make([]int32, len(flows))
+	// Flows are numbered from 1 in order: a flow's id is its place, and a
+	// peer is found without an index.
+	inOrder := true
+	for i := range flows {
+		if flows[i].ID != i+1 {
+			inOrder = false
+			break
+		}
+	}
+	var byID map[int]int32
+	if !inOrder {
+		byID = make(map[int]int32, len(flows))
+		for i := range flows {
+			byID[flows[i].ID] = int32(i)
+		}
+	}
+	for i := range flows {
+		peers[i] = -1
+		id := flows[i].PeerID
+		if id == 0 {
+			continue
+		}
+		if inOrder {
+			if id >= 1 && id <= len(flows) {
+				peers[i] = int32(id - 1)
+			}
+		} else if p, ok := byID[id]; ok {
+			peers[i] = p
+		}
+	}
+	return &objectSet{flows: flows, peers: peers, base: &Env{Host: host, Wire: wire}}
 }
 
 // qpObjects lists the QPs of the frame: those of the snapshot, and those
@@ -302,6 +341,10 @@ type object struct {
 	prio *probes.PFCPriority
 	flow *capture.FlowSummary
 	name string
+	// peer is a capture flow's peer (nil: none), and store where prepare
+	// builds the flow's environment (nil for other objects).
+	peer  *capture.FlowSummary
+	store *Env
 	// qp is a QP of the snapshot and events its events in the frame. Nil
 	// for other objects, and for a QP gone from the snapshot (whose
 	// env.QP is set).
@@ -311,6 +354,11 @@ type object struct {
 
 // prepare returns what a rule with params sees of o, building a QP's.
 func (o *object) prepare(params map[string]float64) *Env {
+	if o.env == nil && o.store != nil {
+		*o.store = *o.base
+		o.store.Flow, o.store.Peer = o.flow, o.peer
+		o.env = o.store
+	}
 	if o.env == nil {
 		env := *o.base
 		env.QP = qpEnvOf(o.qp, o.events)
@@ -325,7 +373,7 @@ func (o *object) id() string {
 	switch {
 	case o.qp != nil:
 		return qpID(o.qp.Device, o.qp.LQPN)
-	case o.env.QP != nil:
+	case o.env != nil && o.env.QP != nil:
 		return qpID(o.env.QP.Device, uint32(o.env.QP.LQPN))
 	case o.name == "":
 		o.name = idOf(o.keys())
@@ -353,7 +401,7 @@ func (o *object) keys() map[string]string {
 	switch {
 	case o.qp != nil:
 		return qpKeys(o.qp.Device, o.qp.LQPN, o.qp.Comm, o.qp.PID)
-	case o.env.QP != nil:
+	case o.env != nil && o.env.QP != nil:
 		return qpKeys(o.env.QP.Device, uint32(o.env.QP.LQPN), "", nil) // gone: no owner known
 	case o.flow != nil:
 		fl := o.flow

@@ -112,6 +112,12 @@ type Variant struct {
 	qpReads qpField
 	// qpEvidence says that the evidence reads only the QP (evidence.go).
 	qpEvidence bool
+	// flowQuick is the fast path of a flow-scope condition: its plain
+	// tests compiled to Go (flowfast.go).
+	flowQuick  flowTest
+	flowParams []string // the params flowQuick reads, by place
+	// flowFails says the frame makes the condition fail on every flow.
+	flowFails func(base *Env) bool
 }
 
 // variants returns the rule's primary condition and its Also list.
@@ -139,6 +145,10 @@ func (r *Rule) buildVariants() []*Variant {
 		if v.Scope == ScopeQP {
 			v.qpQuick, v.qpReads = quickTestOf(v.program), qpReadsOf(v.program)
 			v.qpEvidence = qpOnlyEvidence(v.evidence)
+		}
+		if v.Scope == ScopeFlow {
+			v.flowQuick, v.flowParams = flowTestOf(v.program)
+			v.flowFails = hostLetFails(v.program)
 		}
 	}
 	return out
