@@ -126,14 +126,14 @@ func (h *host) snapshots(source string, views func(p *probes.Port, dcb *probes.D
 			pf := h.ports[key]
 			p := probes.Port{Device: pf.device, Port: pf.port, Netdev: pf.netdev, State: pf.state, PhysState: pf.phys,
 				LinkLayer: pf.linkLayer, Counters: []probes.Counter{}}
-			any := len(pf.readings) == 0 && k == n-1
-			any = addReading(&p, pf.readings, k, n, &times) || any
+			present := len(pf.readings) == 0 && k == n-1
+			present = addReading(&p, pf.readings, k, n, &times) || present
 			if nd := h.netdevs[pf.netdev]; nd != nil {
-				any = addReading(&p, nd.ethtool, k, n, &times) || any
-				any = addReading(&p, nd.link, k, n, &times) || any
+				present = addReading(&p, nd.ethtool, k, n, &times) || present
+				present = addReading(&p, nd.link, k, n, &times) || present
 				p.MTU = nd.mtu
 			}
-			if !any {
+			if !present {
 				continue
 			}
 			h.finishPort(&p, views)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -169,7 +170,7 @@ func clip(s string, n int) string {
 	return s[:n] + "…"
 }
 
-func itoa(n int) string { return sprintf("%d", n) }
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // IsCaptureFile reports whether the file at p is a packet capture or an
 // rdmatop recording (pcap or pcapng, plain or gzip-compressed): what

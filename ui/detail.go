@@ -1,0 +1,200 @@
+package ui
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// The text of the detail panes: a finding and the host configuration.
+
+func findingDetail(f rules.Finding) []string {
+	var l []string
+	l = append(l, "severity  "+sevWord(string(f.Severity))+"    rule  "+Sanitize(f.Rule))
+	if len(f.Objects) > 0 {
+		l = append(l, "objects   "+objects(f.Objects))
+	}
+	if !f.FirstSeen.IsZero() {
+		l = append(l, "since     "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05")+"  last "+f.LastSeen.UTC().Format("15:04:05"))
+	}
+	l = append(l, "", "EVIDENCE")
+	l = append(l, indent(f.Evidence)...)
+	l = append(l, "", "LIKELY CAUSE")
+	l = append(l, indent(f.Cause)...)
+	l = append(l, "", "HOW TO CONFIRM")
+	for _, c := range f.Confirm {
+		l = append(l, indent("$ "+c)...)
+	}
+	l = append(l, "", "FIX")
+	for _, c := range f.Fix {
+		l = append(l, indent("• "+c)...)
+	}
+	if len(f.Docs) > 0 {
+		l = append(l, "", "DOCS")
+		for _, c := range f.Docs {
+			l = append(l, indent(c)...)
+		}
+	}
+	return l
+}
+
+func indent(s string) []string {
+	var out []string
+	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
+		out = append(out, "  "+Sanitize(ln))
+	}
+	return out
+}
+
+func objects(o map[string]string) string {
+	ks := make([]string, 0, len(o))
+	for k := range o {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	var b strings.Builder
+	for i, k := range ks {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(Sanitize(k) + "=" + Sanitize(o[k]))
+	}
+	return b.String()
+}
+
+func configLines(f *monitor.Frame) []string {
+	s := f.Snapshot
+	if s == nil {
+		return []string{"no host configuration in this run (a capture alone has none)"}
+	}
+	var l []string
+	// Verdicts: what the configuration rules say about this host.
+	l = append(l, "VERDICTS")
+	n := 0
+	for _, fd := range f.Findings {
+		if fd.Resolved || !configRules[fd.Rule] {
+			continue
+		}
+		n++
+		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+Sanitize(fd.Title)+" ["+fd.Rule+"] "+Sanitize(fd.Evidence))
+	}
+	if n == 0 {
+		l = append(l, "  no configuration rule fires (MTU, PFC, ECN/DCQCN, GIDs, memory)")
+	}
+	l = append(l, "", "PORTS")
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		l = append(l, "  "+Sanitize(p.Device)+"/"+strconv.Itoa(p.Port)+"  netdev "+orDash(Sanitize(p.Netdev))+
+			"  "+orDash(p.State)+"  "+orDash(p.LinkLayer)+"  rate "+orDash(Sanitize(p.Rate))+
+			"  MTU "+optI(p.MTU)+"  RoCE MTU "+optI(p.RoCEMTU))
+	}
+	l = append(l, "", "GIDS")
+	if len(s.Config.GIDs) == 0 {
+		l = append(l, "  none")
+	}
+	for _, g := range s.Config.GIDs {
+		l = append(l, "  "+fit(Sanitize(g.Device)+"/"+strconv.Itoa(g.Port)+" ["+strconv.Itoa(g.Index)+"]", 16)+
+			fit(Sanitize(g.GID), 40)+" "+fit(Sanitize(g.Type), 11)+" "+Sanitize(g.Netdev))
+	}
+	l = append(l, "", "PFC / TRUST / DSCP (DCB)")
+	if len(s.Config.DCB) == 0 {
+		l = append(l, "  unknown (DCB netlink gave nothing)")
+	}
+	for _, d := range s.Config.DCB {
+		en := map[int]bool{}
+		for _, p := range d.PFCEnabled {
+			en[p] = true
+		}
+		var b strings.Builder
+		for p := 0; p < 8; p++ {
+			if en[p] {
+				b.WriteString(" " + strconv.Itoa(p) + ":on ")
+			} else {
+				b.WriteString(" " + strconv.Itoa(p) + ":off")
+			}
+		}
+		l = append(l, "  "+Sanitize(d.Netdev)+"  PFC"+b.String()+"  trust "+orDash(Sanitize(d.Trust)))
+		if len(d.PrioToTC) > 0 {
+			l = append(l, "    prio→tc "+ints(d.PrioToTC))
+		}
+		if len(d.DSCPToPrio) > 0 {
+			ks := make([]int, 0, len(d.DSCPToPrio))
+			for k := range d.DSCPToPrio {
+				ks = append(ks, k)
+			}
+			sort.Ints(ks)
+			var mb strings.Builder
+			for _, k := range ks {
+				mb.WriteString(" " + strconv.Itoa(k) + "→" + strconv.Itoa(d.DSCPToPrio[k]))
+			}
+			l = append(l, "    dscp→prio"+mb.String())
+		}
+	}
+	l = append(l, "", "ECN / DCQCN")
+	if len(s.Config.ECN) == 0 {
+		l = append(l, "  unknown (no ecn/ or cc_params on this host)")
+	}
+	for _, e := range s.Config.ECN {
+		l = append(l, "  "+orDash(Sanitize(e.Netdev+e.Device))+"  NP(CNP gen) "+prioBools(e.NPEnabled)+
+			"  RP(rate cut) "+prioBools(e.RPEnabled)+"  ["+Sanitize(e.Source)+"]")
+		ks := make([]string, 0, len(e.Params))
+		for k := range e.Params {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			l = append(l, "    "+Sanitize(k)+" = "+Sanitize(e.Params[k]))
+		}
+	}
+	l = append(l, "", "MEMORY")
+	if mc := s.Config.Memory; mc != nil {
+		l = append(l, "  hugepages "+optU(mc.HugePagesFree)+" free of "+optU(mc.HugePagesTotal)+
+			" ("+optU(mc.HugePageSizeKB)+" kB)  MemAvailable "+optU(mc.MemAvailableKB)+" kB  free ≥2MiB blocks "+
+			optU(mc.HighOrderFreeKB)+" kB")
+	} else {
+		l = append(l, "  unknown")
+	}
+	return l
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func ints(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, " ")
+}
+
+func prioBools(m map[int]bool) string {
+	if len(m) == 0 {
+		return "-"
+	}
+	var on []string
+	for p := 0; p < 8; p++ {
+		if m[p] {
+			on = append(on, strconv.Itoa(p))
+		}
+	}
+	if len(on) == 0 {
+		return "off"
+	}
+	return "on prio " + strings.Join(on, ",")
+}
+
+// configRules are the rules whose verdicts belong on the Config view.
+var configRules = map[string]bool{
+	"roce-mtu-too-small": true, "mtu-mismatch": true, "pfc-not-enabled-roce-prio": true,
+	"ecn-marked-no-cnp": true, "cnp-ignored": true, "dcqcn-misconfigured": true, "ecn-not-capable": true,
+	"memory-registration-risk": true, "roce-v1-gid-routed": true, "tcp-on-roce-priority": true,
+	"ib-port-not-active": true, "running-unprivileged": true,
+}
