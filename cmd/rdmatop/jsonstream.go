@@ -18,6 +18,14 @@ type jsonStream struct {
 	fields  int
 	inArray bool
 	elems   int
+	scratch []byte // reused by elem for appendJSONIndenters
+}
+
+// appendJSONIndenter is a value that writes its own JSON, byte for byte
+// as json.MarshalIndent would, without reflection (capture.FlowSummary and
+// capture.Anomaly: a flow table is tens of thousands of them).
+type appendJSONIndenter interface {
+	AppendJSONIndent(dst []byte, prefix, indent string) []byte
 }
 
 func newJSONStream(w io.Writer) *jsonStream {
@@ -67,7 +75,12 @@ func (s *jsonStream) elem(v any) {
 	}
 	s.elems++
 	s.write([]byte("\n    "))
-	s.write(s.marshal(v, "    "))
+	if a, ok := v.(appendJSONIndenter); ok {
+		s.scratch = a.AppendJSONIndent(s.scratch[:0], "    ", "  ")
+		s.write(s.scratch)
+	} else {
+		s.write(s.marshal(v, "    "))
+	}
 	if s.elems%64 == 0 && s.err == nil {
 		s.err = s.w.Flush()
 	}
