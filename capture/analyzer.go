@@ -19,8 +19,11 @@ import (
 // Config configures an Analyzer.
 type Config struct {
 	TrackerConfig
-	// NoICRC skips ICRC verification (it is the most expensive step).
+	// NoICRC skips ICRC verification (it is the most expensive step): the
+	// same as ICRC: ICRCOff.
 	NoICRC bool
+	// ICRC chooses the packets whose ICRC is verified (see ICRCMode).
+	ICRC ICRCMode
 }
 
 // Analyzer decodes frames and feeds the tracker; it keeps capture-wide counts.
@@ -37,6 +40,12 @@ type Analyzer struct {
 	opcodes                                                     [256]uint64
 	firstTS, lastTS                                             int64
 	unsupported                                                 map[layers.LinkType]uint64
+
+	// ICRC sampling (SampleICRC): verify one packet in icrcEvery; whether
+	// it ever sampled; packets left unchecked.
+	icrcEvery     uint64
+	icrcSampled   bool
+	icrcUnchecked uint64
 
 	// mark holds the counts at the last Cut, markTS its time.
 	mark   analyzerCounts
@@ -60,7 +69,7 @@ func (a *Analyzer) decoder(link layers.LinkType) *Decoder {
 	if !ok {
 		d, _ = NewDecoder(link) // nil for an unsupported link type
 		if d != nil {
-			d.VerifyICRC = !a.cfg.NoICRC
+			d.VerifyICRC = !a.cfg.icrcOff()
 		}
 		a.decoders[link] = d
 	}
@@ -88,6 +97,11 @@ func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.Link
 		a.nonRoCE++
 		return
 	}
+	if a.icrcEvery > 1 {
+		dec.VerifyICRC = a.verifyThis()
+	} else if a.icrcSampled {
+		dec.VerifyICRC = true
+	}
 	isRoCE, err := dec.Decode(data, wire, &a.d)
 	if !isRoCE {
 		a.nonRoCE++
@@ -109,14 +123,17 @@ func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.Link
 			return
 		}
 		a.malformed++
-		a.tracker.Malformed(ts, a.packets, malformedReason(err))
+		a.tracker.Malformed(ts, uint64(a.cfg.sharded(int(a.packets))), malformedReason(err))
 		return
 	}
 	if a.d.RoCE.Truncated || len(data) < wire {
 		a.truncated++
 	}
+	if !dec.VerifyICRC && !a.cfg.icrcOff() {
+		a.icrcUnchecked++
+	}
 	a.opcodes[a.d.RoCE.BTH.Opcode]++
-	a.tracker.Track(&a.d, ts, a.packets)
+	a.tracker.Track(&a.d, ts, uint64(a.cfg.sharded(int(a.packets))))
 }
 
 // Malformed reasons, for the anomaly log.
@@ -209,7 +226,7 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		HeadersCutPackets: a.headersCut,
 		Bytes:             a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
 		AnomaliesDropped: t.anomaliesDropped, Opcodes: []OpcodeCount{}, Flows: []FlowSummary{},
-		Anomalies: []Anomaly{},
+		Anomalies: []Anomaly{}, ICRC: a.icrcVerdict(), ICRCUnchecked: a.icrcUnchecked,
 	}
 	if a.packets > 0 {
 		s.FirstTS, s.LastTS = tsString(a.firstTS), tsString(a.lastTS)

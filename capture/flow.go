@@ -16,10 +16,12 @@ type pairKey struct{ src, dst [16]byte }
 // Flow is the running state of one flow. A flow can carry requests (its
 // sender's send queue) and responses to the other side's requests at once.
 type Flow struct {
-	key   flowKey
-	id    int
-	ipv4  bool
-	encap Encap
+	key flowKey
+	id  int
+	// The flow table's recency list (Tracker.lru): newer, older.
+	newer, older *Flow
+	ipv4         bool
+	encap        Encap
 	// transports seen, one bit per roce.Transport
 	transports uint8
 
@@ -75,6 +77,7 @@ type Flow struct {
 	// touchGen is the tracker's interval generation in which the flow was
 	// last touched (see Tracker.touch).
 	touchGen uint32
+	touchIdx uint32 // its entry in the tracker's touch log
 }
 
 // reqStream tracks the sender's request PSNs on a flow.

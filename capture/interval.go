@@ -60,7 +60,7 @@ func (t *Tracker) touch(f *Flow, ts int64, pkt uint64, psn uint32) {
 	if len(f.opcodes) > 0 {
 		tc.opcodes = slices.Clone(f.opcodes)
 	}
-	t.touched.add(tc)
+	f.touchIdx = t.touched.add(tc)
 }
 
 // sub returns a−b, or 0 when b > a: a gap later explained as reordering is
@@ -131,13 +131,15 @@ func (c *flowCounters) addTo(t *Totals) {
 type analyzerCounts struct {
 	packets, roce, v1, v2, nonRoCE, malformed, truncated, bytes, headersCut uint64
 	evicted, anomaliesDropped                                               uint64
+	icrcUnchecked                                                           uint64
 	opcodes                                                                 [256]uint64
 }
 
 func (a *Analyzer) counts() analyzerCounts {
 	return analyzerCounts{packets: a.packets, roce: a.roce, v1: a.v1, v2: a.v2, nonRoCE: a.nonRoCE,
 		malformed: a.malformed, truncated: a.truncated, bytes: a.bytes, headersCut: a.headersCut,
-		evicted: a.tracker.evicted, anomaliesDropped: a.tracker.anomaliesDropped, opcodes: a.opcodes}
+		evicted: a.tracker.evicted, anomaliesDropped: a.tracker.anomaliesDropped, opcodes: a.opcodes,
+		icrcUnchecked: a.icrcUnchecked}
 }
 
 // MaxIntervalAnomalies bounds the anomalies one interval reports; the
@@ -167,6 +169,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		TruncatedPackets: cur.truncated - m.truncated, HeadersCutPackets: cur.headersCut - m.headersCut,
 		Bytes: cur.bytes - m.bytes, FlowsEvicted: cur.evicted - m.evicted, FlowTableCap: t.cfg.MaxFlows,
 		AnomaliesDropped: t.ivDropped, Opcodes: []OpcodeCount{}, Flows: nil,
+		ICRC: a.icrcVerdict(), ICRCUnchecked: cur.icrcUnchecked - m.icrcUnchecked,
 		Anomalies: make([]Anomaly, 0, len(t.ivAnomalies)),
 	}
 	start := a.markTS
@@ -193,7 +196,11 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		tc             *touched
 	}
 	keys := make([]sortKey, 0, t.touched.len())
+	s.Totals = t.ivGone // the evicted flows' part of the interval
 	t.touched.each(func(tc *touched) {
+		if tc.f == nil {
+			return // evicted (untouch)
+		}
 		d := tc.f.counters().minus(tc.mark)
 		if d == (flowCounters{}) {
 			return
@@ -233,6 +240,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	// Start the next interval.
 	a.mark, a.markTS = cur, end
 	t.touched.reset()
+	t.ivGone = Totals{}
 	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
 	t.gen++
 	return s
@@ -289,18 +297,48 @@ const touchChunk = 1024
 type touchLog struct {
 	chunks [][]touched
 	n      int
+	free   []uint32 // entries of evicted flows, to reuse
 }
 
-func (l *touchLog) add(tc touched) {
+// add puts tc in the log and returns its index.
+func (l *touchLog) add(tc touched) uint32 {
+	if n := len(l.free); n > 0 {
+		i := l.free[n-1]
+		l.free = l.free[:n-1]
+		*l.at(i) = tc
+		return i
+	}
 	c := l.n / touchChunk
 	if c == len(l.chunks) {
 		l.chunks = append(l.chunks, make([]touched, 0, touchChunk))
 	}
 	l.chunks[c] = append(l.chunks[c], tc)
 	l.n++
+	return uint32(l.n - 1)
 }
 
 func (l *touchLog) len() int { return l.n }
+
+func (l *touchLog) at(i uint32) *touched { return &l.chunks[i/touchChunk][i%touchChunk] }
+
+// untouch takes an evicted flow out of the interval: what it did in the
+// interval stays in the interval's totals (as the evicted flows' totals
+// stay in the capture's), and the log no longer keeps the flow alive, so
+// an interval touching more flows than the table holds costs no more
+// memory than the table.
+func (t *Tracker) untouch(f *Flow) {
+	if !t.intervals || f.touchGen != t.gen {
+		return
+	}
+	tc := t.touched.at(f.touchIdx)
+	d := f.counters().minus(tc.mark)
+	if d != (flowCounters{}) {
+		d.addTo(&t.ivGone)
+		t.ivGone.Flows++
+	}
+	*tc = touched{}
+	t.touched.free = append(t.touched.free, f.touchIdx)
+}
 
 func (l *touchLog) each(fn func(*touched)) {
 	for _, c := range l.chunks {
@@ -314,6 +352,7 @@ func (l *touchLog) each(fn func(*touched)) {
 // collected) and keeping the chunks. Chunks beyond what a quiet interval
 // needs are let go, so one burst does not pin its memory for the run.
 func (l *touchLog) reset() {
+	l.free = l.free[:0]
 	used := (l.n + touchChunk - 1) / touchChunk
 	for i := range l.chunks {
 		clear(l.chunks[i])

@@ -37,6 +37,15 @@ type Summary struct {
 	Error string `json:"error,omitempty" expr:"error"`
 	// KernelDrops is set for live captures: frames the kernel dropped.
 	KernelDrops *uint64 `json:"kernel_drops,omitempty" expr:"kernel_drops"`
+	// RingDrops splits KernelDrops by ring when the capture reads several
+	// rings of a fanout group (--workers): one slow reader shows as one
+	// ring dropping.
+	RingDrops []uint64 `json:"ring_drops,omitempty" expr:"ring_drops"`
+	// ICRC says which packets' ICRC was verified: "all", "sampled" (the
+	// live reader fell behind and --icrc=auto verified one packet in
+	// several; ICRCUnchecked counts the others) or "off".
+	ICRC          string `json:"icrc,omitempty" expr:"icrc"`
+	ICRCUnchecked uint64 `json:"icrc_unchecked,omitempty" expr:"icrc_unchecked"`
 }
 
 // OpcodeCount is one line of an opcode histogram.

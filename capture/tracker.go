@@ -20,6 +20,12 @@ type TrackerConfig struct {
 	// NAK in between, is counted as reordered rather than retransmitted.
 	// 0 means DefaultReorderWindow.
 	ReorderWindow time.Duration
+	// Shard and Shards make this tracker shard Shard (0-based) of Shards
+	// that analyse one capture split by host pair (live PACKET_FANOUT):
+	// its flow IDs and packet numbers are Shard+1, Shard+1+Shards, … so
+	// the shards' summaries merge (MergeSummaries) without clashing. 0 or
+	// 1 Shards: one tracker, IDs 1, 2, 3, ….
+	Shard, Shards int
 }
 
 // Defaults for TrackerConfig.
@@ -39,6 +45,7 @@ type Tracker struct {
 	// what a response's lookup scans (see link).
 	unpaired map[pairKey][]*Flow
 	last     *Flow
+	lru      recency // every flow, newest first: what evictOne drops
 	nextID   int
 	pmtu     int
 	evicted  uint64
@@ -54,6 +61,7 @@ type Tracker struct {
 	intervals   bool // Begin or Cut was called: keep touched flows
 	gen         uint32
 	touched     touchLog
+	ivGone      Totals // what flows evicted in this interval did in it
 	ivAnomalies []anomaly
 	ivDropped   uint64
 }
@@ -123,29 +131,25 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 			t.evictOne(ts, pkt)
 		}
 		t.nextID++
-		f = &Flow{key: *k, id: t.nextID, ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
+		f = &Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
 		t.flows[*k] = f
+	} else {
+		t.lru.remove(f)
 	}
+	t.lru.pushNewest(f)
 	t.last = f
 	return f
 }
 
-// evictOne drops the least recently seen of a few flows, like Redis's
-// approximated LRU: map iteration order is random, so this is fair and O(1).
+// evictOne drops the least recently seen flow: exactly, in O(1), and the
+// same flow on every run of a capture.
 func (t *Tracker) evictOne(ts int64, pkt uint64) {
-	var victim *Flow
-	n := 0
-	for _, f := range t.flows {
-		if victim == nil || f.lastTS < victim.lastTS {
-			victim = f
-		}
-		if n++; n == 8 {
-			break
-		}
-	}
+	victim := t.lru.oldest
 	if victim == nil {
 		return
 	}
+	t.lru.remove(victim)
+	t.untouch(victim)
 	t.evicted++
 	t.note(anomaly{kind: anEvicted, packet: pkt, ts: ts, flow: victim.id, a: uint32(victim.packets)})
 	addTotals(&t.gone, victim)
