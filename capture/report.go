@@ -48,6 +48,12 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	if s.KernelDrops != nil {
 		fmt.Fprintf(b, "kernel   %d frames dropped by the kernel before rdmatop saw them\n", *s.KernelDrops)
 	}
+	switch s.ICRC {
+	case ICRCSampled:
+		fmt.Fprintf(b, "icrc     verified on a sample: %d packets unchecked while the live capture fell behind (--icrc=on verifies every one)\n", s.ICRCUnchecked)
+	case ICRCNotVerified:
+		b.WriteString("icrc     not verified (--icrc=off)\n")
+	}
 	if s.Error != "" {
 		fmt.Fprintf(b, "\nINPUT ERROR: %s\n(everything below describes the records before it)\n", sanitize(s.Error))
 	}
@@ -68,12 +74,18 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	}
 
 	if len(s.Flows) > 0 {
-		fmt.Fprintln(w, "\nflows (troubled first)")
+		troubled := 0
+		for i := range s.Flows {
+			if s.Flows[i].Troubled {
+				troubled++
+			}
+		}
+		fmt.Fprintf(w, "\nflows (%d, %d troubled; troubled first)\n", len(s.Flows), troubled)
 		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "id\tsrc -> dst\tqp\tsvc\tpackets\tGb/s\tgaps\tmissing\tretx\tgbn\tooo\tacks\tnak\trnr\tcnp\tce\ticrc!\trtt p50/p99 us\t")
 		for i, f := range s.Flows {
 			if i == o.MaxFlows {
-				fmt.Fprintf(tw, "...\t%d more flows\t\n", len(s.Flows)-i)
+				fmt.Fprintf(tw, "...\t%s\t\n", restOfFlows(s.Flows[i:]))
 				break
 			}
 			nak := f.NAKs.Total() - f.NAKs.RNR
@@ -106,6 +118,23 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// restOfFlows sums up the flows a report does not list: a cluster's
+// capture has 100,000 of them, and the quiet ones are a count, not a table.
+func restOfFlows(rest []FlowSummary) string {
+	var troubled int
+	var packets, bytes uint64
+	for i := range rest {
+		f := &rest[i]
+		if f.Troubled {
+			troubled++
+		}
+		packets += f.Packets
+		bytes += f.Bytes
+	}
+	return fmt.Sprintf("%d more flows (%d troubled, %d calm): %d packets, %d bytes; all of them with --json",
+		len(rest), troubled, len(rest)-troubled, packets, bytes)
 }
 
 // verdict says in one line what the capture shows.

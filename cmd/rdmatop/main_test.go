@@ -80,13 +80,13 @@ func TestReplayReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
-	for _, want := range []string{"31 PSN gaps (37 PSNs missing)", "31 NAKs (PSN sequence error 31)", "flows (troubled first)", "psn_gap", "go_back_n"} {
+	for _, want := range []string{"31 PSN gaps (37 PSNs missing)", "31 NAKs (PSN sequence error 31)", "troubled; troubled first)", "psn_gap", "go_back_n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
 	// The troubled flow is listed first.
-	i := strings.Index(out, "flows (troubled first)")
+	i := strings.Index(out, "troubled; troubled first)")
 	first := strings.Split(out[i:], "\n")[2]
 	if !strings.Contains(first, "192.168.77.1 -> 192.168.77.2 0x000011") {
 		t.Errorf("first flow line %q", first)

@@ -1,0 +1,33 @@
+package capture
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// A report lists the troubled flows first and sums up the ones it does
+// not list.
+func TestReportSummarisesTheRest(t *testing.T) {
+	s := &Summary{RoCEPackets: 1}
+	for i := range 60 {
+		f := FlowSummary{ID: i + 1, Src: "10.0.0.1", Dst: "10.0.0.2", Packets: 10, Bytes: 1000}
+		if i < 3 || i == 55 {
+			f.Troubled, f.PSNGaps = true, 1
+		}
+		s.Flows = append(s.Flows, f)
+	}
+	var b bytes.Buffer
+	if err := WriteReport(&b, s, ReportOptions{MaxFlows: 50}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"flows (60, 4 troubled; troubled first)",
+		"10 more flows (1 troubled, 9 calm): 100 packets, 10000 bytes; all of them with --json",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
