@@ -46,6 +46,9 @@ type LiveSource struct {
 	// userspace: those with a timestamp up to attached.
 	early    *bpf.VM
 	attached time.Time
+	// joined is when the ring's fanout group became complete
+	// (OpenLiveFanout): frames from before are dropped.
+	joined time.Time
 
 	statsMu sync.Mutex
 	final   *LiveStats // set by Close
@@ -150,6 +153,9 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 			return nil, ci, layers.LinkTypeEthernet, ErrTimeout
 		case err != nil:
 			return nil, ci, layers.LinkTypeEthernet, fmt.Errorf("capture on %s: %w", s.iface, err)
+		}
+		if ci.Timestamp.Before(s.joined) {
+			continue
 		}
 		if !ci.Timestamp.After(s.attached) {
 			if n, _ := s.early.Run(data); n == 0 {

@@ -28,3 +28,11 @@ func (s *LiveSource) Stats() (LiveStats, error) { return LiveStats{}, ErrNotSupp
 
 // Close does nothing.
 func (s *LiveSource) Close() error { return nil }
+
+// OpenLiveFanout returns ErrNotSupported: live capture needs Linux.
+func OpenLiveFanout(iface string, opts LiveOptions, n int) ([]*LiveSource, error) {
+	return nil, ErrNotSupported
+}
+
+// MaxFanout bounds the workers of one capture.
+const MaxFanout = 64

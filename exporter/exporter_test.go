@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/internal/buildinfo"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
@@ -295,5 +296,30 @@ func TestPerQPCap(t *testing.T) {
 	}
 	if New(Options{PerQP: true, MaxQPs: 1 << 30}).opts.MaxQPs != HardMaxQPs {
 		t.Error("the hard cap does not hold")
+	}
+}
+
+// A capture on several rings exports its drops per ring, adding up each
+// interval's; one ring exports the total only.
+func TestRingDrops(t *testing.T) {
+	e := New(Options{})
+	frame := func(i int, rings ...uint64) monitor.Frame {
+		var total uint64
+		for _, d := range rings {
+			total += d
+		}
+		iv := &capture.Summary{File: "eth0", KernelDrops: &total, RingDrops: rings}
+		return monitor.Frame{Time: t0.Add(time.Duration(i) * time.Second), Seq: i, Wire: iv, Interval: iv}
+	}
+	e.Update(frame(0, 0, 5))
+	e.Update(frame(1, 2, 1))
+	for ring, want := range map[string]float64{"0": 2, "1": 6} {
+		got, ok := value(t, gather(t, e), "rdmatop_wire_ring_kernel_drops_total", map[string]string{"interface": "eth0", "ring": ring})
+		if !ok || got != want {
+			t.Errorf("ring %s: %v (%v), want %v", ring, got, ok, want)
+		}
+	}
+	if got, _ := value(t, gather(t, e), "rdmatop_wire_kernel_drops_total", map[string]string{"interface": "eth0"}); got != 8 {
+		t.Errorf("kernel drops %v, want 8", got)
 	}
 }

@@ -457,6 +457,12 @@ func (b *builder) wire(f *monitor.Frame) {
 	if iv.KernelDrops != nil {
 		inc("rdmatop_wire_kernel_drops_total", "Frames the kernel dropped before rdmatop read them (the capture did not keep up).", *iv.KernelDrops)
 	}
+	if len(iv.RingDrops) > 1 {
+		rd := e.desc("rdmatop_wire_ring_kernel_drops_total", "Frames the kernel dropped, by ring of the capture's fanout group (--workers).", "interface", "ring")
+		for i, n := range iv.RingDrops {
+			b.increment("rdmatop_wire_ring_kernel_drops_total", rd, float64(n), ifc, strconv.Itoa(i))
+		}
+	}
 	naks := e.desc("rdmatop_wire_naks_total", "NAKs captured, by code.", "interface", "code")
 	for code, n := range nakCodes(&t.NAKs) {
 		b.increment("rdmatop_wire_naks_total", naks, float64(n), ifc, code)

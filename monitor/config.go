@@ -95,6 +95,11 @@ type Config struct {
 	// Live: Host and/or Wire, sampled every Interval on the wall clock.
 	Host Host
 	Wire Wire
+	// Fanout are the further rings of Wire's PACKET_FANOUT group
+	// (capture.OpenLiveFanout): each is read by its own goroutine into its
+	// own analysis shard, and the shards merge at every tick. Not with a
+	// Recorder, whose file needs one order of packets and ticks.
+	Fanout []Wire
 	// WireName names the live capture (the interface) in statuses;
 	// WireErr, when Wire is nil, says why there is no capture (no
 	// CAP_NET_RAW, no such interface): reported in every Frame.
@@ -152,6 +157,10 @@ func (c *Config) check() error {
 		return ErrNoSources
 	case c.Interval < 0:
 		return errors.New("monitor: negative interval")
+	case len(c.Fanout) > 0 && c.Wire == nil:
+		return errors.New("monitor: fanout rings without a wire")
+	case len(c.Fanout) > 0 && c.Recorder != nil:
+		return errors.New("monitor: a recording reads one ring (no fanout)")
 	}
 	if c.Interval == 0 {
 		c.Interval = time.Second

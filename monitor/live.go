@@ -6,7 +6,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
@@ -23,25 +27,40 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 	var wireStatus *probes.Status
 	switch {
 	case cfg.Wire != nil:
-		w := newWireState(cfg.Analysis)
+		n := 1 + len(cfg.Fanout)
+		acfg := cfg.Analysis
+		if n > 1 {
+			acfg = shardConfig(acfg, 0, n)
+		}
+		w := newWireState(acfg)
 		w.live, w.name, w.rec = true, cfg.WireName, cfg.Recorder
 		w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
 		w.stats, _ = cfg.Wire.(WireStats)
 		w.a.Begin(start.UnixNano())
+		for i, src := range cfg.Fanout {
+			sh := &wireShard{a: capture.NewAnalyzer(shardConfig(cfg.Analysis, i+1, n))}
+			sh.stats, _ = src.(WireStats)
+			sh.a.Begin(start.UnixNano())
+			w.more = append(w.more, sh)
+		}
 		r.wire = w
 		pctx, stopPump := context.WithCancel(ctx)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			w.pump(pctx, cfg.Wire)
-		}()
+		var pumps sync.WaitGroup
+		pumps.Go(func() { w.pump(pctx, cfg.Wire, &w.mu, w.a, w.packet, now) })
+		for i, src := range cfg.Fanout {
+			sh := w.more[i]
+			pumps.Go(func() { w.pump(pctx, src, &sh.mu, sh.a, sh.a.Packet, now) })
+		}
 		defer func() {
-			// Stop the reader before closing the source: the frame it holds
-			// lives in the source's memory (a zero-copy ring that Close
-			// unmaps). ReadPacket returns within the poll timeout.
+			// Stop the readers before closing the sources: the frame each
+			// holds lives in its source's memory (a zero-copy ring that
+			// Close unmaps). ReadPacket returns within the poll timeout.
 			stopPump()
-			<-done
+			pumps.Wait()
 			cfg.Wire.Close()
+			for _, src := range cfg.Fanout {
+				src.Close()
+			}
 		}()
 	case cfg.WireErr != nil:
 		st := probes.StatusOf(wireSource(cfg.WireName), cfg.WireErr)
@@ -142,11 +161,20 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 	return nil
 }
 
-// pump feeds the live capture to the analyzer until ctx ends or the
-// source fails; a failure (the interface went away) becomes the wire's
-// status, and the analysis of what came before stays.
-func (w *wireState) pump(ctx context.Context, src Wire) {
-	for ctx.Err() == nil {
+// pump feeds one ring of the live capture to its analysis (packet, under
+// mu) until ctx ends or the source fails; a failure (the interface went
+// away) becomes the wire's status, and the analysis of what came before
+// stays.
+//
+// With --icrc=auto, a reader that falls behind the wire (its packets are
+// more than icrcBehind old when it reads them) verifies the ICRC of one
+// packet in icrcSample until it has caught up (icrcCaughtUp): ICRC is
+// most of the decoding cost, and a full ring drops packets, which costs
+// the PSN analysis more than sampled ICRCs do.
+func (w *wireState) pump(ctx context.Context, src Wire, mu *sync.Mutex, a *capture.Analyzer,
+	packet func([]byte, gopacket.CaptureInfo, layers.LinkType), now func() time.Time) {
+	sampling := false
+	for n := 0; ctx.Err() == nil; {
 		data, ci, link, err := src.ReadPacket()
 		switch {
 		case errors.Is(err, capture.ErrTimeout):
@@ -163,8 +191,30 @@ func (w *wireState) pump(ctx context.Context, src Wire) {
 			w.mu.Unlock()
 			return
 		}
-		w.mu.Lock()
-		w.packet(data, ci, link)
-		w.mu.Unlock()
+		mu.Lock()
+		if n++; n%icrcCheckEvery == 0 {
+			lag := now().Sub(ci.Timestamp)
+			switch {
+			case !sampling && lag > icrcBehind:
+				sampling = true
+				a.SampleICRC(icrcSample)
+			case sampling && lag < icrcCaughtUp:
+				sampling = false
+				a.SampleICRC(1)
+			}
+		}
+		packet(data, ci, link)
+		mu.Unlock()
 	}
 }
+
+// ICRC sampling of a live capture that falls behind (--icrc=auto): the
+// reader's lag is looked at every icrcCheckEvery packets. TPACKET_V3
+// hands a block over up to 50 ms after its first frame, so a lag below
+// that is the ring's normal latency.
+const (
+	icrcCheckEvery = 64
+	icrcBehind     = 200 * time.Millisecond
+	icrcCaughtUp   = 60 * time.Millisecond
+	icrcSample     = 16
+)

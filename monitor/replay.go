@@ -143,37 +143,44 @@ func autoStep(span int64) int64 {
 }
 
 // lookahead buffers the first packets of a tape (copies), to learn the
-// capture's span before the timeline is cut.
+// capture's span before cutting it.
 type lookahead struct {
-	tape Tape
-	buf  []Record
-	eof  bool
-	err  error
+	tape  Tape
+	buf   []Record
+	arena []byte // the copies, back to back: one allocation, not one per packet
+	eof   bool
+	err   error
 }
 
-// maxLookahead bounds the bytes lookahead buffers.
-const maxLookahead = 64 << 20
+// maxLookahead bounds the bytes lookahead buffers: a capture with more
+// than this in its first four intervals is long enough to keep the
+// interval given.
+const maxLookahead = 16 << 20
 
 // fill reads until the buffered packets span want nanoseconds, the
 // buffer is full, or the tape ends; it returns the span.
 func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 	var first, last int64
-	size := 0
-	for size < maxLookahead {
+	l.arena = make([]byte, 0, maxLookahead)
+	for {
 		rec, err := l.tape.Next(ctx)
 		if err != nil {
 			l.eof, l.err = true, err
 			break
 		}
-		rec.Data = append([]byte(nil), rec.Data...)
+		if n := len(l.arena); n+len(rec.Data) <= cap(l.arena) {
+			l.arena = append(l.arena, rec.Data...)
+			rec.Data = l.arena[n:len(l.arena):len(l.arena)]
+		} else {
+			rec.Data = append([]byte(nil), rec.Data...)
+		}
 		l.buf = append(l.buf, rec)
-		size += len(rec.Data) + 64
 		ts := rec.CI.Timestamp.UnixNano()
 		if len(l.buf) == 1 {
 			first = ts
 		}
 		last = max(last, ts)
-		if last-first >= want {
+		if last-first >= want || len(l.arena)+len(l.buf)*64 >= maxLookahead {
 			break
 		}
 	}
@@ -186,6 +193,9 @@ func (l *lookahead) Next(ctx context.Context) (Record, error) {
 		rec := l.buf[0]
 		l.buf[0] = Record{}
 		l.buf = l.buf[1:]
+		if len(l.buf) == 0 {
+			l.buf, l.arena = nil, nil // the copies go when the last is read
+		}
 		return rec, nil
 	}
 	if l.eof {

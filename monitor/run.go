@@ -176,14 +176,8 @@ func (r *Run) Result() Result {
 		Findings: r.lastRes.Findings, Rules: r.lastRes.Rules, Forgotten: r.lastRes.Forgotten, Step: r.step}
 	if w := r.wire; w != nil {
 		w.mu.Lock()
-		res.Wire = w.a.Summary()
+		res.Wire = w.whole()
 		w.describe(res.Wire)
-		if w.stats != nil {
-			if st, err := w.stats.Stats(); err == nil {
-				drops := st.Drops
-				res.Wire.KernelDrops = &drops
-			}
-		}
 		w.mu.Unlock()
 		if d, ok := r.cfg.Tape.(Describer); ok {
 			d.Describe(res.Wire)
@@ -236,10 +230,14 @@ func (r *Run) Close() error {
 	if r.cfg.Tape != nil {
 		return r.cfg.Tape.Close()
 	}
+	var err error
 	if r.cfg.Wire != nil {
-		return r.cfg.Wire.Close()
+		err = r.cfg.Wire.Close()
 	}
-	return nil
+	for _, w := range r.cfg.Fanout {
+		w.Close()
+	}
+	return err
 }
 
 // Tape returns the run's tape (nil live): a front end asks it for what it

@@ -1,6 +1,8 @@
 package monitor
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 
 	"github.com/gopacket/gopacket"
@@ -14,6 +16,12 @@ import (
 // while ticks cut it: mu guards the analyzer and the recorder, so a tick
 // sees every packet analysed before it and the recording holds packets and
 // ticks in the order they were analysed.
+//
+// A capture on several rings of a fanout group (Config.Fanout) has one
+// analysis shard per ring: a is the first ring's, more the others', each
+// fed by its own pump under its own lock; a tick cuts them one after the
+// other and merges them (capture.MergeSummaries). The kernel splits the
+// frames by host pair, so every connection is in one shard.
 type wireState struct {
 	mu  sync.Mutex
 	a   *capture.Analyzer
@@ -26,12 +34,37 @@ type wireState struct {
 	stats  WireStats
 	status probes.Status
 	drops  uint64 // kernel drops at the last cut
+
+	more []*wireShard
+}
+
+// wireShard is the analysis of one more ring of a fanout group.
+type wireShard struct {
+	mu    sync.Mutex
+	a     *capture.Analyzer
+	stats WireStats
+	drops uint64 // kernel drops at the last cut
 }
 
 func newWireState(cfg capture.Config) *wireState {
 	a := capture.NewAnalyzer(cfg)
 	a.Begin(0) // cut into intervals from the first packet; live sets the start
 	return &wireState{a: a}
+}
+
+// shardConfig is shard i of n's analysis: flow IDs and packet numbers
+// that do not clash, and an n-th of the flow table and the anomaly log.
+func shardConfig(cfg capture.Config, i, n int) capture.Config {
+	cfg.Shard, cfg.Shards = i, n
+	flows, anomalies := cfg.MaxFlows, cfg.MaxAnomalies
+	if flows == 0 {
+		flows = capture.DefaultMaxFlows
+	}
+	if anomalies == 0 {
+		anomalies = capture.DefaultMaxAnomalies
+	}
+	cfg.MaxFlows, cfg.MaxAnomalies = (flows+n-1)/n, (anomalies+n-1)/n
+	return cfg
 }
 
 // packet analyses one frame and records it; mu is held.
@@ -47,20 +80,89 @@ func (w *wireState) packet(data []byte, ci gopacket.CaptureInfo, link layers.Lin
 func (w *wireState) cut(end int64, packets int) (cum, iv *capture.Summary, recent []capture.PacketLine) {
 	iv = w.a.Cut(end)
 	cum = w.a.Running()
-	w.describe(cum)
-	w.describe(iv)
-	if w.stats != nil {
-		if st, err := w.stats.Stats(); err == nil {
-			total := st.Drops
-			d := total - min(w.drops, total)
-			w.drops = total
-			cum.KernelDrops, iv.KernelDrops = &total, &d
-		}
-	}
 	if packets > 0 {
 		recent = w.a.Tracker().Recent(0, packets)
 	}
+	ringTotal, ringIv, ok := w.ringDrops(&w.drops, w.stats)
+	if len(w.more) > 0 {
+		ivs, cums := []*capture.Summary{iv}, []*capture.Summary{cum}
+		for _, sh := range w.more {
+			sh.mu.Lock()
+			ivs = append(ivs, sh.a.Cut(end))
+			cums = append(cums, sh.a.Running())
+			if packets > 0 {
+				recent = append(recent, sh.a.Tracker().Recent(0, packets)...)
+			}
+			t, d, shOK := w.ringDrops(&sh.drops, sh.stats)
+			sh.mu.Unlock()
+			ringTotal, ringIv, ok = append(ringTotal, t...), append(ringIv, d...), ok && shOK
+		}
+		iv, cum = capture.MergeSummaries(ivs...), capture.MergeSummaries(cums...)
+		slices.SortStableFunc(recent, func(a, b capture.PacketLine) int { return cmp.Compare(a.TS, b.TS) })
+		recent = recent[max(0, len(recent)-packets):]
+		if ok {
+			cum.RingDrops, iv.RingDrops = ringTotal, ringIv
+		}
+	}
+	if ok {
+		var total, d uint64
+		for i := range ringTotal {
+			total, d = total+ringTotal[i], d+ringIv[i]
+		}
+		cum.KernelDrops, iv.KernelDrops = &total, &d
+	}
+	w.describe(cum)
+	w.describe(iv)
 	return cum, iv, recent
+}
+
+// ringDrops reads one ring's kernel drops: since the capture began, and
+// since the last cut (last is updated).
+func (w *wireState) ringDrops(last *uint64, stats WireStats) (total, iv []uint64, ok bool) {
+	if stats == nil {
+		return nil, nil, false
+	}
+	st, err := stats.Stats()
+	if err != nil {
+		return nil, nil, false
+	}
+	d := st.Drops - min(*last, st.Drops)
+	*last = st.Drops
+	return []uint64{st.Drops}, []uint64{d}, true
+}
+
+// whole returns the analysis of everything captured; mu is held.
+func (w *wireState) whole() *capture.Summary {
+	s := w.a.Summary()
+	stats := []WireStats{w.stats}
+	if len(w.more) > 0 {
+		parts := []*capture.Summary{s}
+		for _, sh := range w.more {
+			sh.mu.Lock()
+			parts = append(parts, sh.a.Summary())
+			sh.mu.Unlock()
+			stats = append(stats, sh.stats)
+		}
+		s = capture.MergeSummaries(parts...)
+	}
+	var total uint64
+	var rings []uint64
+	for _, st := range stats {
+		if st == nil {
+			return s
+		}
+		v, err := st.Stats()
+		if err != nil {
+			return s
+		}
+		total += v.Drops
+		rings = append(rings, v.Drops)
+	}
+	s.KernelDrops = &total
+	if len(rings) > 1 {
+		s.RingDrops = rings
+	}
+	return s
 }
 
 // describe labels a live analysis with its interface.

@@ -159,6 +159,15 @@ func wireLine(f *monitor.Frame) string {
 	}
 	if w.KernelDrops != nil {
 		s += " drops " + optU(w.KernelDrops)
+		if len(w.RingDrops) > 1 {
+			// Per ring (--workers): one ring dropping is one slow worker
+			// or one heavy host pair.
+			rings := make([]string, len(w.RingDrops))
+			for i, d := range w.RingDrops {
+				rings[i] = strconv.FormatUint(d, 10)
+			}
+			s += " (rings " + strings.Join(rings, "+") + ")"
+		}
 	}
 	return s
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -56,9 +57,11 @@ type wireFlags struct {
 	maxFlows  int
 	maxAnoms  int
 	noICRC    bool
+	icrc      string
 	noCapture bool
 	snaplen   int
 	promisc   bool
+	workers   int
 }
 
 // registerAnalysis adds the flags of the capture analysis.
@@ -66,7 +69,8 @@ func (f *wireFlags) registerAnalysis(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.pmtu, "pmtu", 0, "path MTU in bytes (256, 512, 1024, 2048, 4096) for counting READ PSNs; default: inferred from the traffic")
 	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
 	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
-	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification")
+	cmd.Flags().StringVar(&f.icrc, "icrc", "auto", "ICRC verification: on (every packet), off, or auto (every packet; live, one in 16 while the capture falls behind, and the report says so)")
+	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification (the same as --icrc=off)")
 }
 
 // registerLive adds the flags of a live capture as well.
@@ -77,7 +81,13 @@ func (f *wireFlags) registerLive(cmd *cobra.Command, optional bool) {
 	}
 	cmd.Flags().IntVar(&f.snaplen, "snaplen", 0, "bytes kept per captured frame (default: whole frames, so ICRCs can be verified; 128 keeps headers only)")
 	cmd.Flags().BoolVar(&f.promisc, "promisc", false, "put the interface in promiscuous mode while capturing")
+	cmd.Flags().IntVar(&f.workers, "workers", defaultWorkers(), "capture rings and analysis goroutines: the kernel splits the frames among them by host pair (PACKET_FANOUT); 1: one ring")
 }
+
+// defaultWorkers is one capture worker per CPU, up to 8: past that the
+// merge on each tick costs more than the cores give, and one link rarely
+// needs more.
+func defaultWorkers() int { return min(runtime.NumCPU(), 8) }
 
 func (f *wireFlags) config() (capture.Config, error) {
 	switch f.pmtu {
@@ -85,12 +95,20 @@ func (f *wireFlags) config() (capture.Config, error) {
 	default:
 		return capture.Config{}, usageError{fmt.Errorf("--pmtu %d: the IB path MTU is one of 256, 512, 1024, 2048, 4096", f.pmtu)}
 	}
+	icrc, ok := capture.ParseICRCMode(f.icrc)
+	if !ok {
+		return capture.Config{}, usageError{fmt.Errorf("--icrc %q: one of auto, on, off", f.icrc)}
+	}
+	if f.workers < 0 || f.workers > capture.MaxFanout {
+		return capture.Config{}, usageError{fmt.Errorf("--workers %d: between 1 and %d (0: one per CPU)", f.workers, capture.MaxFanout)}
+	}
 	if f.snaplen != 0 && f.snaplen < capture.MinSnapLen {
 		return capture.Config{}, usageError{fmt.Errorf("--snaplen %d: at least %d bytes are needed for the RoCE headers", f.snaplen, capture.MinSnapLen)}
 	}
 	return capture.Config{
 		TrackerConfig: capture.TrackerConfig{PMTU: f.pmtu, MaxFlows: f.maxFlows, MaxAnomalies: f.maxAnoms},
 		NoICRC:        f.noICRC,
+		ICRC:          icrc,
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -49,10 +50,13 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 	}
 	if h.netdev != "" && !w.noCapture {
 		cfg.WireName = h.netdev
-		src, err := capture.OpenLive(h.netdev, capture.LiveOptions{SnapLen: w.snaplen, Promiscuous: w.promisc})
+		srcs, err := openWire(h.netdev, w, o.recorder != nil)
 		switch {
 		case err == nil:
-			cfg.Wire = src
+			cfg.Wire = srcs[0]
+			for _, s := range srcs[1:] {
+				cfg.Fanout = append(cfg.Fanout, s)
+			}
 		case o.needWire:
 			closeSrc()
 			return nil, nil, err
@@ -70,9 +74,31 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 		if cfg.Wire != nil {
 			cfg.Wire.Close()
 		}
+		for _, w := range cfg.Fanout {
+			w.Close()
+		}
 		return nil, nil, err
 	}
 	return r, closeSrc, nil
+}
+
+// openWire opens the live capture on netdev: --workers rings of one
+// fanout group, or one ring when recording (the file needs one order of
+// packets and ticks) or when the kernel has no BPF fanout.
+func openWire(netdev string, w *wireFlags, recording bool) ([]*capture.LiveSource, error) {
+	opts := capture.LiveOptions{SnapLen: w.snaplen, Promiscuous: w.promisc}
+	n := w.workers
+	if n == 0 {
+		n = defaultWorkers()
+	}
+	if recording {
+		n = 1
+	}
+	srcs, err := capture.OpenLiveFanout(netdev, opts, n)
+	if errors.Is(err, capture.ErrNotSupported) && n > 1 {
+		srcs, err = capture.OpenLiveFanout(netdev, opts, 1)
+	}
+	return srcs, err
 }
 
 // fileKind says what a replayed file holds.
