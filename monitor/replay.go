@@ -147,7 +147,8 @@ func autoStep(span int64) int64 {
 type lookahead struct {
 	tape  Tape
 	buf   []Record
-	arena []byte // the copies, back to back: one allocation, not one per packet
+	arena []byte // the copies, back to back in blocks: not one allocation per packet
+	size  int    // bytes copied
 	eof   bool
 	err   error
 }
@@ -161,26 +162,28 @@ const maxLookahead = 16 << 20
 // buffer is full, or the tape ends; it returns the span.
 func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 	var first, last int64
-	l.arena = make([]byte, 0, maxLookahead)
+	l.arena = make([]byte, 0, 1<<20) // grows by appending, up to maxLookahead
 	for {
 		rec, err := l.tape.Next(ctx)
 		if err != nil {
 			l.eof, l.err = true, err
 			break
 		}
-		if n := len(l.arena); n+len(rec.Data) <= cap(l.arena) {
-			l.arena = append(l.arena, rec.Data...)
-			rec.Data = l.arena[n:len(l.arena):len(l.arena)]
-		} else {
-			rec.Data = append([]byte(nil), rec.Data...)
+		if n := len(l.arena); n+len(rec.Data) > cap(l.arena) {
+			// A new block: the records already buffered keep theirs.
+			l.arena = make([]byte, 0, min(2*cap(l.arena), maxLookahead))
 		}
+		n := len(l.arena)
+		l.arena = append(l.arena, rec.Data...)
+		rec.Data = l.arena[n:len(l.arena):len(l.arena)]
+		l.size += len(rec.Data)
 		l.buf = append(l.buf, rec)
 		ts := rec.CI.Timestamp.UnixNano()
 		if len(l.buf) == 1 {
 			first = ts
 		}
 		last = max(last, ts)
-		if last-first >= want || len(l.arena)+len(l.buf)*64 >= maxLookahead {
+		if last-first >= want || l.size+len(l.buf)*64 >= maxLookahead {
 			break
 		}
 	}
