@@ -46,7 +46,15 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	}
 	b.WriteString("\n")
 	if s.KernelDrops != nil {
-		fmt.Fprintf(b, "kernel   %d frames dropped by the kernel before rdmatop saw them\n", *s.KernelDrops)
+		fmt.Fprintf(b, "kernel   %d frames dropped by the kernel before rdmatop saw them", *s.KernelDrops)
+		if len(s.RingDrops) > 1 {
+			rings := make([]string, len(s.RingDrops))
+			for i, d := range s.RingDrops {
+				rings[i] = fmt.Sprint(d)
+			}
+			fmt.Fprintf(b, " (by ring: %s)", strings.Join(rings, " "))
+		}
+		b.WriteString("\n")
 	}
 	switch s.ICRC {
 	case ICRCSampled:

@@ -31,3 +31,22 @@ func TestReportSummarisesTheRest(t *testing.T) {
 		}
 	}
 }
+
+func TestReportRingDrops(t *testing.T) {
+	drops := uint64(9)
+	for _, c := range []struct {
+		rings []uint64
+		want  string
+	}{
+		{nil, "kernel   9 frames dropped by the kernel before rdmatop saw them\n"},
+		{[]uint64{0, 9}, "kernel   9 frames dropped by the kernel before rdmatop saw them (by ring: 0 9)\n"},
+	} {
+		var b bytes.Buffer
+		if err := WriteReport(&b, &Summary{KernelDrops: &drops, RingDrops: c.rings}, ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("rings %v: report lacks %q:\n%s", c.rings, c.want, b.String())
+		}
+	}
+}
