@@ -48,7 +48,7 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 		}
 		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
 		if w := r.wire; w != nil {
-			f.Wire, f.Interval, f.Packets = w.cut(rec.Time.UnixNano(), r.cfg.Packets)
+			f.Wire, f.Interval, f.Packets = w.cut(rec.Time.UnixNano(), r.cfg.Packets, r.cfg.IntervalsOnly)
 			r.describe(f.Wire, f.Interval)
 		}
 		prev = rec.Time
@@ -77,7 +77,7 @@ func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, er
 	var next, last int64
 	cut := func(end int64) error {
 		f := Frame{Time: time.Unix(0, end).UTC()}
-		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets)
+		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
 		r.describe(f.Wire, f.Interval)
 		return r.emit(f, yield)
 	}
@@ -215,6 +215,8 @@ func (r *Run) describe(ss ...*capture.Summary) {
 		return
 	}
 	for _, s := range ss {
-		d.Describe(s)
+		if s != nil {
+			d.Describe(s)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package monitor
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -199,5 +200,38 @@ func TestPaced(t *testing.T) {
 	}
 	if d := time.Since(start); n != 10 || d < 80*time.Millisecond {
 		t.Errorf("%d frames in %v, want 10 paced over at least 90 ms", n, d)
+	}
+}
+
+// IntervalsOnly leaves the running analysis out of the Frames and changes
+// nothing else: the intervals, the findings and the result are the same.
+func TestReplayIntervalsOnly(t *testing.T) {
+	run := func(only bool) (frames []string, result string) {
+		tape, err := OpenCapture("../testdata/rxe/pcap/lossy1.pcap")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := New(Config{Tape: tape, Interval: 10 * time.Millisecond, IntervalsOnly: only})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for f, err := range r.Frames(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (f.Wire == nil) != only {
+				t.Fatalf("IntervalsOnly %v: frame %d has running analysis %v", only, f.Seq, f.Wire != nil)
+			}
+			b, _ := json.Marshal([]any{f.Interval, f.Findings})
+			frames = append(frames, string(b))
+		}
+		res := r.Result()
+		b, _ := json.Marshal([]any{res.Wire, res.Findings})
+		return frames, string(b)
+	}
+	f1, r1 := run(false)
+	f2, r2 := run(true)
+	if len(f1) < 5 || !slices.Equal(f1, f2) || r1 != r2 {
+		t.Errorf("%d frames; intervals equal %v, result equal %v", len(f1), slices.Equal(f1, f2), r1 == r2)
 	}
 }

@@ -75,11 +75,14 @@ func (w *wireState) packet(data []byte, ci gopacket.CaptureInfo, link layers.Lin
 	}
 }
 
-// cut ends the interval at end (Unix ns) and returns the running analysis,
-// the interval's and up to packets recent packets; mu is held.
-func (w *wireState) cut(end int64, packets int) (cum, iv *capture.Summary, recent []capture.PacketLine) {
+// cut ends the interval at end (Unix ns) and returns the running analysis
+// (unless intervalsOnly), the interval's and up to packets recent packets;
+// mu is held.
+func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *capture.Summary, recent []capture.PacketLine) {
 	iv = w.a.Cut(end)
-	cum = w.a.Running()
+	if !intervalsOnly {
+		cum = w.a.Running()
+	}
 	if packets > 0 {
 		recent = w.a.Tracker().Recent(0, packets)
 	}
@@ -89,7 +92,7 @@ func (w *wireState) cut(end int64, packets int) (cum, iv *capture.Summary, recen
 		for _, sh := range w.more {
 			sh.mu.Lock()
 			ivs = append(ivs, sh.a.Cut(end))
-			cums = append(cums, sh.a.Running())
+			cums = append(cums, sh.a.Running()) // live: never intervals only
 			if packets > 0 {
 				recent = append(recent, sh.a.Tracker().Recent(0, packets)...)
 			}
@@ -111,7 +114,9 @@ func (w *wireState) cut(end int64, packets int) (cum, iv *capture.Summary, recen
 		}
 		cum.KernelDrops, iv.KernelDrops = &total, &d
 	}
-	w.describe(cum)
+	if cum != nil {
+		w.describe(cum)
+	}
 	w.describe(iv)
 	return cum, iv, recent
 }

@@ -82,7 +82,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		}
 	} else {
 		hf.intervalSet = cmd.Flags().Changed("interval")
-		open, kind, err := replayOpener(args[0], hf, wf, pack, 0)
+		open, kind, err := replayOpener(args[0], hf, wf, pack, 0, false)
 		if err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ error names the record and byte offset, and the exit status is 2.`,
 			if screen {
 				packets = screenPackets
 			}
-			open, kind, err := replayOpener(args[0], &hf, &wf, pack, packets)
+			open, kind, err := replayOpener(args[0], &hf, &wf, pack, packets, screen)
 			if err != nil {
 				return err
 			}

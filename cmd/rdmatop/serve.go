@@ -57,7 +57,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			var r *monitor.Run
 			closeSrc := func() {}
 			if replay != "" {
-				open, _, err := replayOpener(replay, &hf, &wf, pack, 0)
+				open, _, err := replayOpener(replay, &hf, &wf, pack, 0, true)
 				if err != nil {
 					return err
 				}

@@ -129,7 +129,11 @@ func sniffFile(path string) (fileKind, error) {
 // replayOpener returns a function that opens a new run of the recording
 // at path each time it is called (a Timeline replays from the start to go
 // back), and what the file is.
-func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, packets int) (func() (*monitor.Run, error), fileKind, error) {
+//
+// packets is how many recent packets each Frame carries; running, that
+// the Frames carry the running analysis too (the screen and the exporter
+// show it; a report and the JSON series do not need it).
+func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, packets int, running bool) (func() (*monitor.Run, error), fileKind, error) {
 	acfg, err := w.config()
 	if err != nil {
 		return nil, 0, err
@@ -154,7 +158,8 @@ func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, pa
 			tape = t
 		}
 		return monitor.New(monitor.Config{Mode: monitor.ModeReplay, Source: path, Tape: tape, Pack: pack,
-			Analysis: acfg, Interval: iv.interval, AutoInterval: !iv.intervalSet, Packets: packets})
+			Analysis: acfg, Interval: iv.interval, AutoInterval: !iv.intervalSet, Packets: packets,
+			IntervalsOnly: !running})
 	}
 	// Open once now, so that a missing or unreadable file is a usage error
 	// before any screen opens.
