@@ -34,9 +34,9 @@ func (r *reqStream) holeList() []hole {
 	return r.holes.h[:r.holes.n]
 }
 
-// retire marks pending request i answered (or unusable, Karn) and drops
-// the ring when nothing is pending.
-func (r *reqStream) retire(i int) {
+// retire marks pending request i of r answered (or unusable, Karn) and
+// drops the ring when nothing is pending.
+func (t *Tracker) retire(r *reqStream, i int) {
 	p := r.pending
 	if !p.o[i].valid {
 		return
@@ -44,5 +44,28 @@ func (r *reqStream) retire(i int) {
 	p.o[i].valid = false
 	if p.live--; p.live == 0 {
 		r.pending = nil
+		t.spareRing(p)
 	}
+}
+
+// maxSpareRings bounds the rings kept for reuse: a burst of requests over
+// many flows, then calm, leaves at most this many (~17 KiB each 32).
+const maxSpareRings = 256
+
+// spareRing keeps p (no longer any flow's) for newRing.
+func (t *Tracker) spareRing(p *pendingRing) {
+	if p != nil && len(t.rings) < maxSpareRings {
+		*p = pendingRing{}
+		t.rings = append(t.rings, p)
+	}
+}
+
+// newRing returns an empty pending-request ring: a spare one, or new.
+func (t *Tracker) newRing() *pendingRing {
+	if n := len(t.rings); n > 0 {
+		p := t.rings[n-1]
+		t.rings = t.rings[:n-1]
+		return p
+	}
+	return &pendingRing{}
 }

@@ -179,7 +179,7 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, ts int64, pkt uint64) {
 	// Karn: a retransmitted request gives no RTT sample.
 	for i := 0; r.pending != nil && i < pendingLen; i++ {
 		if r.pending.o[i].valid && r.pending.o[i].psn == psn {
-			r.retire(i)
+			t.retire(r, i)
 		}
 	}
 	// A new episode starts when the sender goes back again: the first
@@ -255,7 +255,7 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 	}
 	r := &f.req
 	if r.pending == nil {
-		r.pending = &pendingRing{}
+		r.pending = t.newRing()
 	}
 	q := r.pending
 	if !q.o[q.next].valid {

@@ -174,7 +174,7 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 			}
 			req.rtt.add(ts - o.ts)
 		}
-		r.retire(i)
+		t.retire(r, i)
 	}
 }
 

@@ -62,6 +62,7 @@ type Tracker struct {
 	gen         uint32
 	touched     touchLog
 	ivGone      Totals // what flows evicted in this interval did in it
+	rings       []*pendingRing // spare pending-request rings (spareRing)
 	ivAnomalies []anomaly
 	ivDropped   uint64
 }
@@ -127,11 +128,22 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 	}
 	f := t.flows[*k]
 	if f == nil {
+		var gone *Flow
 		if len(t.flows) >= t.cfg.MaxFlows {
-			t.evictOne(ts, pkt)
+			gone = t.evictOne(ts, pkt)
 		}
 		t.nextID++
-		f = &Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
+		fresh := Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
+		if gone != nil {
+			// The evicted flow's memory becomes the new flow's: a full
+			// table turns over without garbage (nothing refers to an
+			// evicted flow; evictOne unlinked it everywhere).
+			t.spareRing(gone.req.pending)
+			*gone = fresh
+			f = gone
+		} else {
+			f = &fresh
+		}
 		t.flows[*k] = f
 	} else {
 		t.lru.remove(f)
@@ -143,10 +155,10 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 
 // evictOne drops the least recently seen flow: exactly, in O(1), and the
 // same flow on every run of a capture.
-func (t *Tracker) evictOne(ts int64, pkt uint64) {
+func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	victim := t.lru.oldest
 	if victim == nil {
-		return
+		return nil
 	}
 	t.lru.remove(victim)
 	t.untouch(victim)
@@ -182,6 +194,7 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) {
 	if t.last == victim {
 		t.last = nil
 	}
+	return victim
 }
 
 // Track accounts one decoded RoCE packet. pkt is its 1-based number in the
