@@ -85,6 +85,9 @@ func benchEvaluate(b *testing.B, snap *probes.Snapshot) {
 //
 //	before  14.6 ms/op  4,795,890 B/op  109,397 allocs/op
 //	after   2.47 ms/op    573,779 B/op   10,227 allocs/op
+//	now     1.99-2.5 ms/op  583,467 B/op   10,152 allocs/op (evidence
+//	        rendered from the object's Env, not a copy; 2026-12-02, the
+//	        machine's speed varies by a third from run to run)
 //
 // What remains is the ports: about a thousand port and priority condition
 // runs (a fifth of them failing on counters the port lacks: cannot

@@ -336,7 +336,7 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		}
 	}
 	if of.v == nil || en.evFor != of {
-		en.f.Evidence = render(&e.text, v.fastEvidence, *o.prepare(r.Params))
+		en.f.Evidence = render(&e.text, v.fastEvidence, o.prepare(r.Params))
 		en.evFor = of
 	}
 	if en.frame != e.frame {
@@ -476,7 +476,7 @@ func missingData(err error) string {
 
 // render executes t on env in buf (reused: rendering is most of the cost
 // of a finding) and returns the text.
-func render(buf *bytes.Buffer, t *template.Template, env Env) string {
+func render(buf *bytes.Buffer, t *template.Template, env *Env) string {
 	buf.Reset()
 	if err := t.Execute(buf, env); err != nil {
 		return fmt.Sprintf("(evidence unavailable: %v)", errors.Unwrap(err))

@@ -370,7 +370,7 @@ func TestFastEvidenceMatchesEvidence(t *testing.T) {
 			it := objectIter{s: objs}
 			for o := it.next(); o != nil; o = it.next() {
 				env := *o.prepare(r.Params)
-				got, want := render(&a, v.fastEvidence, env), render(&b, v.evidence, env)
+				got, want := render(&a, v.fastEvidence, &env), render(&b, v.evidence, &env)
 				if got != want {
 					t.Errorf("%s (%s) on %s:\n%s\nwant\n%s", r.ID, v.Scope, o.id(), got, want)
 				}
