@@ -1,0 +1,35 @@
+package main
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+)
+
+// Heap budget: a base for everything but the flows, and per flow of the
+// table its state (under 1 KiB, TestIdleFlowBytes) plus its summaries
+// (the interval's and the capture's, about 0.5 KiB each).
+const (
+	memBase    = 64 << 20
+	memPerFlow = 3 << 9 // 1.5 KiB
+)
+
+// memoryLimit is the soft heap limit for an analysis whose flow table
+// holds maxFlows: the garbage collector works harder near it instead of
+// letting garbage double the footprint (Go's default pacing), so a replay
+// of a 100,000-QP capture stays near what its tables need. It is soft:
+// an analysis that needs more gets it, at the price of more collection.
+func memoryLimit(maxFlows int) int64 {
+	return memBase + int64(max(maxFlows, 0))*memPerFlow
+}
+
+// setMemoryLimit applies memoryLimit unless the user set GOMEMLIMIT.
+func setMemoryLimit(maxFlows int) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		return
+	}
+	if cur := debug.SetMemoryLimit(-1); cur != math.MaxInt64 {
+		return // already set (a test, or an earlier call)
+	}
+	debug.SetMemoryLimit(memoryLimit(maxFlows))
+}
