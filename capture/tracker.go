@@ -61,7 +61,7 @@ type Tracker struct {
 	intervals   bool // Begin or Cut was called: keep touched flows
 	gen         uint32
 	touched     touchLog
-	ivGone      Totals // what flows evicted in this interval did in it
+	ivGone      Totals         // what flows evicted in this interval did in it
 	rings       []*pendingRing // spare pending-request rings (spareRing)
 	ivAnomalies []anomaly
 	ivDropped   uint64
