@@ -1,16 +1,13 @@
 package capture
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rdmatop/rdmatop/capture/scenario"
 )
@@ -21,26 +18,9 @@ import (
 // each ring's goroutine does). ns/op is per packet of the whole capture,
 // so 2 workers on 2 free cores should halve it; Mpps is the aggregate.
 func BenchmarkDecodeTrackWorkers(b *testing.B) {
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 64)
-	if err := cp.Close(); err != nil {
-		b.Fatal(err)
-	}
-	r, err := pcapgo.NewReader(&buf)
+	frames, err := scenario.FabricData(64)
 	if err != nil {
 		b.Fatal(err)
-	}
-	var frames [][]byte
-	for {
-		data, _, err := r.ReadPacketData()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		frames = append(frames, data)
 	}
 	for _, icrc := range []bool{false, true} {
 		for _, n := range []int{1, 2} {

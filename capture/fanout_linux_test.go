@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/capture/scenario"
@@ -26,27 +24,11 @@ import (
 // returns its frames in order.
 func fanoutCapture(t *testing.T) [][]byte {
 	t.Helper()
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 24)
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := pcapgo.NewReader(&buf)
+	frames, err := scenario.FabricData(24)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var frames [][]byte
-	for {
-		data, _, err := r.ReadPacketData()
-		if err == io.EOF {
-			return frames
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, data)
-	}
+	return frames
 }
 
 // TestLiveFanout splits a capture across two rings of one fanout group on

@@ -3,11 +3,9 @@ package capture
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"testing"
 
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rdmatop/rdmatop/capture/scenario"
 )
@@ -43,28 +41,16 @@ func TestRecency(t *testing.T) {
 // capture gives the same analysis on every run (eviction once sampled
 // the map, whose order Go randomises).
 func TestEvictionExactAndDeterministic(t *testing.T) {
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 12)
-	if err := cp.Close(); err != nil {
+	frames, err := scenario.FabricFrames(12)
+	if err != nil {
 		t.Fatal(err)
 	}
 	run := func() *Summary {
-		r, err := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
-		if err != nil {
-			t.Fatal(err)
-		}
 		a := NewAnalyzer(Config{TrackerConfig: TrackerConfig{MaxFlows: 4}})
-		for {
-			data, ci, err := r.ReadPacketData()
-			if err == io.EOF {
-				return a.Summary()
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.Packet(data, ci, layers.LinkTypeEthernet)
+		for _, f := range frames {
+			a.Packet(f.Data, f.CI, layers.LinkTypeEthernet)
 		}
+		return a.Summary()
 	}
 	first := run()
 	b0, _ := json.Marshal(first)
@@ -99,29 +85,16 @@ func TestEvictionExactAndDeterministic(t *testing.T) {
 // flows still in the table, and its totals still count what the evicted
 // ones did in it: the same as the whole capture's.
 func TestIntervalWithEvictions(t *testing.T) {
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 12)
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	r, err := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
+	frames, err := scenario.FabricFrames(12)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := NewAnalyzer(Config{TrackerConfig: TrackerConfig{MaxFlows: 4}})
 	a.Begin(0)
 	var last int64
-	for {
-		data, ci, err := r.ReadPacketData()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.Packet(data, ci, layers.LinkTypeEthernet)
-		last = ci.Timestamp.UnixNano()
+	for _, f := range frames {
+		a.Packet(f.Data, f.CI, layers.LinkTypeEthernet)
+		last = f.CI.Timestamp.UnixNano()
 	}
 	iv := a.Cut(last + 1)
 	whole := a.Summary()

@@ -1,7 +1,6 @@
 package monitor
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"slices"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/scenario"
@@ -63,31 +61,17 @@ func (w *fanoutRing) Stats() (capture.LiveStats, error) {
 // flow IDs never clash, and drops are reported per ring.
 func TestLiveFanoutMerged(t *testing.T) {
 	noLeak(t)
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 24)
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rd, err := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
+	frames, err := scenario.FabricFrames(24)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := capture.NewAnalyzer(capture.Config{})
 	rings := []*fanoutRing{{pace: 20 * time.Microsecond, step: 1}, {pace: 20 * time.Microsecond, step: 3}}
-	total := 0
-	for {
-		data, ci, err := rd.ReadPacketData()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		whole.Packet(data, ci, layers.LinkTypeEthernet)
-		r := rings[capture.FanoutShard(data, len(rings))]
-		r.frames = append(r.frames, data)
-		total++
+	total := len(frames)
+	for _, f := range frames {
+		whole.Packet(f.Data, f.CI, layers.LinkTypeEthernet)
+		r := rings[capture.FanoutShard(f.Data, len(rings))]
+		r.frames = append(r.frames, f.Data)
 	}
 	if len(rings[0].frames) == 0 || len(rings[1].frames) == 0 {
 		t.Fatalf("the split left a ring empty: %d and %d frames", len(rings[0].frames), len(rings[1].frames))
@@ -148,26 +132,9 @@ func TestFanoutNeedsOneOrder(t *testing.T) {
 // With --icrc=auto a live reader that falls behind the wire verifies one
 // ICRC in 16 and says so; one that keeps up, and --icrc=on, verify all.
 func TestLiveICRCSampling(t *testing.T) {
-	var buf bytes.Buffer
-	cp := scenario.NewCapture(&buf, 0)
-	scenario.Fabric(cp, 40)
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	rd, err := pcapgo.NewReader(bytes.NewReader(buf.Bytes()))
+	frames, err := scenario.FabricData(40)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var frames [][]byte
-	for {
-		data, _, err := rd.ReadPacketData()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames = append(frames, data)
 	}
 	for _, c := range []struct {
 		name  string

@@ -1,9 +1,14 @@
 package scenario
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
 )
 
 // Fabric writes one connection for each of pairs host pairs (no two pairs
@@ -40,4 +45,48 @@ func Fabric(cp *Capture, pairs int) {
 		}
 		c.Send(64)
 	}
+}
+
+// Frame is one frame of a built capture, with its capture info.
+type Frame struct {
+	Data []byte
+	CI   gopacket.CaptureInfo
+}
+
+// FabricFrames builds Fabric(pairs) and returns its frames in order.
+func FabricFrames(pairs int) ([]Frame, error) {
+	var buf bytes.Buffer
+	cp := NewCapture(&buf, 0)
+	Fabric(cp, pairs)
+	if err := cp.Close(); err != nil {
+		return nil, err
+	}
+	r, err := pcapgo.NewReader(&buf)
+	if err != nil {
+		return nil, err
+	}
+	var out []Frame
+	for {
+		data, ci, err := r.ReadPacketData()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Frame{data, ci})
+	}
+}
+
+// FabricData is FabricFrames without the capture info: the frames' bytes.
+func FabricData(pairs int) ([][]byte, error) {
+	frames, err := FabricFrames(pairs)
+	if err != nil {
+		return nil, err
+	}
+	data := make([][]byte, len(frames))
+	for i, f := range frames {
+		data[i] = f.Data
+	}
+	return data, nil
 }
