@@ -133,17 +133,16 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 			gone = t.evictOne(ts, pkt)
 		}
 		t.nextID++
-		fresh := Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
-		if gone != nil {
-			// The evicted flow's memory becomes the new flow's: a full
-			// table turns over without garbage (nothing refers to an
-			// evicted flow; evictOne unlinked it everywhere).
-			t.spareRing(gone.req.pending)
-			*gone = fresh
-			f = gone
+		// The evicted flow's memory becomes the new flow's: a full table
+		// turns over without garbage (nothing refers to an evicted flow;
+		// evictOne unlinked it everywhere).
+		f = gone
+		if f != nil {
+			t.spareRing(f.req.pending)
 		} else {
-			f = &fresh
+			f = new(Flow)
 		}
+		*f = Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
 		t.flows[*k] = f
 	} else {
 		t.lru.remove(f)
