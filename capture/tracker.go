@@ -137,12 +137,21 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		// turns over without garbage (nothing refers to an evicted flow;
 		// evictOne unlinked it everywhere).
 		f = gone
+		var ops []OpcodeCount
+		var rtt *rttHist
 		if f != nil {
+			// Its opcode list and RTT histogram too (a flow's own: every
+			// summary copies them).
 			t.spareRing(f.req.pending)
+			ops, rtt = f.opcodes[:0], f.rtt
+			if rtt != nil {
+				*rtt = rttHist{bins: rtt.bins[:0]}
+			}
 		} else {
 			f = new(Flow)
 		}
 		*f = Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
+		f.opcodes, f.rtt = ops, rtt
 		t.flows[*k] = f
 	} else {
 		t.lru.remove(f)
