@@ -256,6 +256,16 @@ func (a *Analyzer) Begin(ts int64) {
 	a.tracker.intervals = true
 }
 
+// EndIntervals says that no Cut follows (a replay reached the end of its
+// capture): what the next interval would have reused, the touch log of a
+// busy interval, is let go before the whole-capture summary is built.
+func (a *Analyzer) EndIntervals() {
+	t := a.tracker
+	t.intervals = false
+	t.touched = touchLog{}
+	t.ivAnomalies = nil
+}
+
 // set writes the interval's counters into a flow summary.
 func (c *flowCounters) set(fs *FlowSummary) {
 	fs.Packets, fs.Bytes, fs.PayloadBytes = c.packets, c.bytes, c.payload

@@ -110,3 +110,26 @@ func TestIntervalWithEvictions(t *testing.T) {
 		t.Errorf("the touch log holds %d entries after the cut", n)
 	}
 }
+
+// EndIntervals lets the touch log go and leaves the analysis as it was.
+func TestEndIntervals(t *testing.T) {
+	frames, err := scenario.FabricFrames(12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAnalyzer(Config{})
+	a.Begin(0)
+	for _, f := range frames {
+		a.Packet(f.Data, f.CI, layers.LinkTypeEthernet)
+	}
+	a.Cut(frames[len(frames)-1].CI.Timestamp.UnixNano() + 1)
+	before, _ := json.Marshal(a.Summary())
+	if len(a.tracker.touched.chunks) == 0 {
+		t.Fatal("the cut kept no touch-log chunk: nothing to let go")
+	}
+	a.EndIntervals()
+	after, _ := json.Marshal(a.Summary())
+	if len(a.tracker.touched.chunks) != 0 || !bytes.Equal(before, after) {
+		t.Errorf("after EndIntervals: %d chunks kept, summary unchanged %v", len(a.tracker.touched.chunks), bytes.Equal(before, after))
+	}
+}

@@ -18,10 +18,16 @@ const maxIdleTicks = 60
 func (r *Run) replay(ctx context.Context, yield func(Frame, error) bool) error {
 	tape := r.cfg.Tape
 	defer tape.Close()
+	var err error
 	if h, ok := tape.(interface{ HostTicks() bool }); ok && h.HostTicks() {
-		return r.replayTicks(ctx, tape, yield)
+		err = r.replayTicks(ctx, tape, yield)
+	} else {
+		err = r.replayCapture(ctx, tape, yield)
 	}
-	return r.replayCapture(ctx, tape, yield)
+	if r.wire != nil {
+		r.wire.a.EndIntervals() // only Result reads the analysis now
+	}
+	return err
 }
 
 // replayTicks: a Frame at every host tick.
