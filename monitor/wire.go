@@ -104,7 +104,7 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 		slices.SortStableFunc(recent, func(a, b capture.PacketLine) int { return cmp.Compare(a.TS, b.TS) })
 		recent = recent[max(0, len(recent)-packets):]
 		if ok {
-			cum.RingDrops, iv.RingDrops = ringTotal, ringIv
+			cum.RingDrops, iv.RingDrops = ringTotal, ringIv // live: cum is set
 		}
 	}
 	if ok {
@@ -112,7 +112,10 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 		for i := range ringTotal {
 			total, d = total+ringTotal[i], d+ringIv[i]
 		}
-		cum.KernelDrops, iv.KernelDrops = &total, &d
+		iv.KernelDrops = &d
+		if cum != nil {
+			cum.KernelDrops = &total
+		}
 	}
 	if cum != nil {
 		w.describe(cum)
