@@ -93,7 +93,6 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		fmt.Fprintln(tw, "id\tsrc -> dst\tqp\tsvc\tpackets\tGb/s\tgaps\tmissing\tretx\tgbn\tooo\tacks\tnak\trnr\tcnp\tce\ticrc!\trtt p50/p99 us\t")
 		for i, f := range s.Flows {
 			if i == o.MaxFlows {
-				fmt.Fprintf(tw, "...\t%s\t\n", restOfFlows(s.Flows[i:]))
 				break
 			}
 			nak := f.NAKs.Total() - f.NAKs.RNR
@@ -106,6 +105,10 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 				f.RetransmittedPackets, f.GoBackN, f.OutOfOrder, f.ACKs, nak, f.NAKs.RNR, f.CNPs, f.ECNCE, f.ICRCErrors, rtt)
 		}
 		tw.Flush()
+		if len(s.Flows) > o.MaxFlows {
+			// Below the table, not in it: a cell this long would widen its column.
+			fmt.Fprintf(w, "  ... %s\n", restOfFlows(s.Flows[o.MaxFlows:]))
+		}
 	}
 
 	if len(s.Anomalies) > 0 {
