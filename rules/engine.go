@@ -2,60 +2,14 @@ package rules
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/expr-lang/expr/vm"
 )
 
-// Finding is a rule that fired, on one object.
-type Finding struct {
-	Rule      string            `json:"rule"`
-	Severity  Severity          `json:"severity"`
-	Title     string            `json:"title"`
-	Evidence  string            `json:"evidence"`
-	Cause     string            `json:"cause"`
-	Confirm   []string          `json:"confirm"`
-	Fix       []string          `json:"fix"`
-	Docs      []string          `json:"docs"`
-	Objects   map[string]string `json:"objects"`
-	FirstSeen time.Time         `json:"first_seen"`
-	LastSeen  time.Time         `json:"last_seen"`
-	// Resolved is set once the condition cleared; the finding is kept so
-	// that a replay or a check of a recording reports what happened.
-	Resolved bool `json:"resolved,omitempty"`
-	// Explains lists the findings this one explains (its symptoms, listed
-	// under it); ExplainedBy names the finding that explains this one.
-	// Which rule explains which is declared in the pack (explains:).
-	Explains    []Ref `json:"explains,omitempty"`
-	ExplainedBy *Ref  `json:"explained_by,omitempty"`
-}
-
-// RuleState is how one rule fared on a frame.
-type RuleState struct {
-	Rule   string `json:"rule"`
-	State  string `json:"state"` // ok, firing, pending, cannot_evaluate
-	Detail string `json:"detail,omitempty"`
-}
-
-// Result is the engine's answer for one frame.
-type Result struct {
-	Findings []Finding   `json:"findings"` // active and resolved, most severe first
-	Rules    []RuleState `json:"rules"`
-	// Forgotten counts the resolved findings this engine has dropped since
-	// it started (Engine.Retention, Engine.MaxResolved): a report should
-	// say that Findings is not everything that ever fired.
-	Forgotten uint64 `json:"forgotten_findings,omitempty"`
-}
-
-// Defaults of the engine's memory. A replay or a check of a recording
-// keeps every finding (DefaultMaxResolved is generous); a live run that
-// lasts days should also forget by age (LiveRetention, LiveMaxResolved).
 const (
 	// DefaultMaxResolved is the cap on resolved findings when
 	// Engine.MaxResolved is 0.
@@ -473,113 +427,6 @@ func missingData(err error) string {
 	}
 	return msg
 }
-
-// render executes t on env in buf (reused: rendering is most of the cost
-// of a finding) and returns the text.
-func render(buf *bytes.Buffer, t *template.Template, env *Env) string {
-	buf.Reset()
-	if err := t.Execute(buf, env); err != nil {
-		return fmt.Sprintf("(evidence unavailable: %v)", errors.Unwrap(err))
-	}
-	return string(bytes.TrimSpace(buf.Bytes()))
-}
-
-// templateFuncs are available in evidence templates.
-var templateFuncs = template.FuncMap{
-	// num formats a number (or nil) for people: 3 significant digits.
-	"num": func(v any) string {
-		switch x := v.(type) {
-		case nil:
-			return "n/a"
-		case float64:
-			return strconv.FormatFloat(x, 'g', 4, 64)
-		case int:
-			return strconv.Itoa(x)
-		case uint64:
-			return strconv.FormatUint(x, 10)
-		case uint32:
-			return strconv.FormatUint(uint64(x), 10)
-		case *int:
-			if x == nil {
-				return "n/a"
-			}
-			return strconv.Itoa(*x)
-		}
-		return fmt.Sprint(v)
-	},
-	// add sums the numbers present (nil when none is), mul multiplies
-	// (nil when any is nil): "about {{num (mul (add (.Rate "rx_packets")
-	// (.Rate "tx_packets")) .Wire.DurationSec)}} packets".
-	"add": func(vs ...any) any {
-		var sum any
-		for _, v := range vs {
-			if x, ok := toFloat(v); ok {
-				s, _ := sum.(float64)
-				sum = s + x
-			}
-		}
-		return sum
-	},
-	"mul": func(vs ...any) any {
-		p := 1.0
-		for _, v := range vs {
-			x, ok := toFloat(v)
-			if !ok {
-				return nil
-			}
-			p *= x
-		}
-		return p
-	},
-	// pct writes part as a whole percentage of whole ("66%"), "n/a" when
-	// either is nil or whole is 0.
-	"pct": func(part, whole any) string {
-		a, ok1 := toFloat(part)
-		b, ok2 := toFloat(whole)
-		if !ok1 || !ok2 || b == 0 {
-			return "n/a"
-		}
-		return strconv.FormatFloat(100*a/b, 'f', 0, 64) + "%"
-	},
-}
-
-// toFloat reads the numbers an Env holds (float64, ints, pointers to them).
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case float64:
-		return x, true
-	case int:
-		return float64(x), true
-	case uint64:
-		return float64(x), true
-	case uint32:
-		return float64(x), true
-	case *int:
-		if x != nil {
-			return float64(*x), true
-		}
-	case *uint64:
-		if x != nil {
-			return float64(*x), true
-		}
-	}
-	return 0, false
-}
-
-// Worst returns the highest severity among the findings (also resolved
-// ones: a recording that showed a fault shows a fault), "" when none.
-func Worst(fs []Finding) Severity {
-	var w Severity
-	for _, f := range fs {
-		if f.Severity.rank() > w.rank() {
-			w = f.Severity
-		}
-	}
-	return w
-}
-
-// AtLeastWarning reports whether any finding is warning or critical.
-func AtLeastWarning(fs []Finding) bool { return Worst(fs).rank() >= Warning.rank() }
 
 // flowPeers maps each flow of the frame's capture that findings name
 // (Group looks up no other: related) to its peer flow. A capture can

@@ -1,6 +1,10 @@
 package rules
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
 	"text/template"
 	"text/template/parse"
 )
@@ -94,4 +98,96 @@ func qpOnlyArg(a parse.Node, inQP bool) bool {
 		return true
 	}
 	return false // variables ($ is the Env), and anything else
+}
+
+// render executes t on env in buf (reused: rendering is most of the cost
+// of a finding) and returns the text.
+func render(buf *bytes.Buffer, t *template.Template, env *Env) string {
+	buf.Reset()
+	if err := t.Execute(buf, env); err != nil {
+		return fmt.Sprintf("(evidence unavailable: %v)", errors.Unwrap(err))
+	}
+	return string(bytes.TrimSpace(buf.Bytes()))
+}
+
+// templateFuncs are available in evidence templates.
+var templateFuncs = template.FuncMap{
+	// num formats a number (or nil) for people: 3 significant digits.
+	"num": func(v any) string {
+		switch x := v.(type) {
+		case nil:
+			return "n/a"
+		case float64:
+			return strconv.FormatFloat(x, 'g', 4, 64)
+		case int:
+			return strconv.Itoa(x)
+		case uint64:
+			return strconv.FormatUint(x, 10)
+		case uint32:
+			return strconv.FormatUint(uint64(x), 10)
+		case *int:
+			if x == nil {
+				return "n/a"
+			}
+			return strconv.Itoa(*x)
+		}
+		return fmt.Sprint(v)
+	},
+	// add sums the numbers present (nil when none is), mul multiplies
+	// (nil when any is nil): "about {{num (mul (add (.Rate "rx_packets")
+	// (.Rate "tx_packets")) .Wire.DurationSec)}} packets".
+	"add": func(vs ...any) any {
+		var sum any
+		for _, v := range vs {
+			if x, ok := toFloat(v); ok {
+				s, _ := sum.(float64)
+				sum = s + x
+			}
+		}
+		return sum
+	},
+	"mul": func(vs ...any) any {
+		p := 1.0
+		for _, v := range vs {
+			x, ok := toFloat(v)
+			if !ok {
+				return nil
+			}
+			p *= x
+		}
+		return p
+	},
+	// pct writes part as a whole percentage of whole ("66%"), "n/a" when
+	// either is nil or whole is 0.
+	"pct": func(part, whole any) string {
+		a, ok1 := toFloat(part)
+		b, ok2 := toFloat(whole)
+		if !ok1 || !ok2 || b == 0 {
+			return "n/a"
+		}
+		return strconv.FormatFloat(100*a/b, 'f', 0, 64) + "%"
+	},
+}
+
+// toFloat reads the numbers an Env holds (float64, ints, pointers to them).
+func toFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case uint64:
+		return float64(x), true
+	case uint32:
+		return float64(x), true
+	case *int:
+		if x != nil {
+			return float64(*x), true
+		}
+	case *uint64:
+		if x != nil {
+			return float64(*x), true
+		}
+	}
+	return 0, false
 }
