@@ -13,6 +13,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/scenario"
+	"github.com/rdmatop/rdmatop/probes/bundle"
 )
 
 // fanoutRing is one ring of a fanout group, faked: its frames, one every
@@ -122,11 +123,22 @@ func TestLiveFanoutMerged(t *testing.T) {
 	}
 }
 
+// Fanout rings need the first ring, and a recording needs one order of
+// packets and ticks: one ring.
 func TestFanoutNeedsOneOrder(t *testing.T) {
 	w := &fanoutRing{}
 	if _, err := New(Config{Fanout: []Wire{w}, Host: &slowHost{}}); err == nil {
 		t.Error("fanout without a wire: no error")
 	}
+	var rec bundle.PcapngWriter
+	if _, err := New(Config{Wire: &fanoutRing{}, Fanout: []Wire{w}, Recorder: &rec}); err == nil {
+		t.Error("fanout with a recorder: no error")
+	}
+	r, err := New(Config{Wire: &fanoutRing{}, Fanout: []Wire{w}})
+	if err != nil {
+		t.Fatalf("two rings: %v", err)
+	}
+	r.Close()
 }
 
 // With --icrc=auto a live reader that falls behind the wire verifies one

@@ -86,7 +86,7 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 	if packets > 0 {
 		recent = w.a.Tracker().Recent(0, packets)
 	}
-	ringTotal, ringIv, ok := w.ringDrops(&w.drops, w.stats)
+	ringTotal, ringIv, ok := ringDrops(&w.drops, w.stats)
 	if len(w.more) > 0 {
 		ivs, cums := []*capture.Summary{iv}, []*capture.Summary{cum}
 		for _, sh := range w.more {
@@ -96,7 +96,7 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 			if packets > 0 {
 				recent = append(recent, sh.a.Tracker().Recent(0, packets)...)
 			}
-			t, d, shOK := w.ringDrops(&sh.drops, sh.stats)
+			t, d, shOK := ringDrops(&sh.drops, sh.stats)
 			sh.mu.Unlock()
 			ringTotal, ringIv, ok = append(ringTotal, t...), append(ringIv, d...), ok && shOK
 		}
@@ -126,7 +126,7 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 
 // ringDrops reads one ring's kernel drops: since the capture began, and
 // since the last cut (last is updated).
-func (w *wireState) ringDrops(last *uint64, stats WireStats) (total, iv []uint64, ok bool) {
+func ringDrops(last *uint64, stats WireStats) (total, iv []uint64, ok bool) {
 	if stats == nil {
 		return nil, nil, false
 	}
