@@ -1,5 +1,7 @@
 package capture
 
+import "math/bits"
+
 // Per-flow state that only some flows use at a time lives behind
 // pointers, allocated on first use and dropped when empty: a capture of
 // 100,000 QPs that each sent a few packets then went idle keeps a few
@@ -12,11 +14,20 @@ type holeSet struct {
 }
 
 // pendingRing is a flow's requests awaiting an ACK or response, for RTT
-// samples: the last pendingLen of them, live counting the valid ones.
+// samples: the last pendingLen of them, bit i of valid set while o[i]
+// awaits its answer. 520 bytes: a burst over thousands of QPs holds one
+// per QP.
 type pendingRing struct {
-	o    [pendingLen]outstanding
-	next int
-	live int
+	o     [pendingLen]outstanding
+	valid uint32
+	next  uint32
+}
+
+// each calls fn with the index of every request still awaiting its answer.
+func (p *pendingRing) each(fn func(i int)) {
+	for v := p.valid; v != 0; v &= v - 1 {
+		fn(bits.TrailingZeros32(v))
+	}
 }
 
 // readSet is a flow's last READ requests (reads.go). Kept once a flow
@@ -38,19 +49,22 @@ func (r *reqStream) holeList() []hole {
 // drops the ring when nothing is pending.
 func (t *Tracker) retire(r *reqStream, i int) {
 	p := r.pending
-	if !p.o[i].valid {
+	bit := uint32(1) << i
+	if p.valid&bit == 0 {
 		return
 	}
-	p.o[i].valid = false
-	if p.live--; p.live == 0 {
+	if p.valid &^= bit; p.valid == 0 {
 		r.pending = nil
 		t.spareRing(p)
 	}
 }
 
 // maxSpareRings bounds the rings kept for reuse: a burst of requests over
-// many flows, then calm, leaves at most this many (~17 KiB each 32).
-const maxSpareRings = 256
+// many flows, then calm, leaves at most this many (2 MiB). A collective
+// over a large cluster has thousands of QPs awaiting ACKs at once; a
+// smaller list let each burst's rings become garbage and be allocated
+// again by the next.
+const maxSpareRings = 4096
 
 // spareRing keeps p (no longer any flow's) for newRing.
 func (t *Tracker) spareRing(p *pendingRing) {

@@ -137,9 +137,8 @@ type fillUndo struct {
 
 // outstanding is a request waiting for its ACK or first READ response.
 type outstanding struct {
-	psn   uint32
-	ts    int64
-	valid bool
+	psn uint32
+	ts  int64
 }
 
 func (f *Flow) countOpcode(op roce.Opcode) {

@@ -177,10 +177,12 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, ts int64, pkt uint64) {
 	f.retrans++
 	r.undo.active = false
 	// Karn: a retransmitted request gives no RTT sample.
-	for i := 0; r.pending != nil && i < pendingLen; i++ {
-		if r.pending.o[i].valid && r.pending.o[i].psn == psn {
-			t.retire(r, i)
-		}
+	if p := r.pending; p != nil {
+		p.each(func(i int) {
+			if p.o[i].psn == psn {
+				t.retire(r, i)
+			}
+		})
 	}
 	// A new episode starts when the sender goes back again: the first
 	// retransmission, or one at or below the previous retransmission.
@@ -258,10 +260,8 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 		r.pending = t.newRing()
 	}
 	q := r.pending
-	if !q.o[q.next].valid {
-		q.live++
-	}
-	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts, valid: true}
+	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts}
+	q.valid |= 1 << q.next
 	q.next = (q.next + 1) % pendingLen
 }
 

@@ -159,14 +159,15 @@ func markNAK(r *reqStream) {
 // retires every request the (possibly coalesced) ACK covers.
 func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 	r := &req.req
-	for i := 0; r.pending != nil && i < pendingLen; i++ {
-		o := &r.pending.o[i]
-		if !o.valid {
-			continue
-		}
+	p := r.pending
+	if p == nil {
+		return
+	}
+	p.each(func(i int) {
+		o := &p.o[i]
 		d := psnDiff(o.psn, psn)
 		if d < 0 {
-			continue
+			return
 		}
 		if d == 0 && ts >= o.ts {
 			if req.rtt == nil {
@@ -175,7 +176,7 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 			req.rtt.add(ts - o.ts)
 		}
 		t.retire(r, i)
-	}
+	})
 }
 
 // readResponse checks a READ response: within the READ request it
