@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/netip"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -262,7 +260,10 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 	s.Flows = make([]FlowSummary, 0, len(flows))
 	for _, r := range flows {
 		f := r.f
-		s.Flows = append(s.Flows, flowSummary(f))
+		fs := t.flowSummary(f)
+		fs.FirstTS = tsString(f.firstTS)
+		fs.Opcodes = sortedOpcodes(append([]OpcodeCount(nil), f.opcodes...))
+		s.Flows = append(s.Flows, fs)
 		addTotals(&s.Totals, f)
 		s.Totals.Flows++
 	}
@@ -293,19 +294,21 @@ func addTotals(t *Totals, f *Flow) {
 	c.addTo(t)
 }
 
-func flowSummary(f *Flow) FlowSummary {
+// flowSummary is f's summary, except what whole-capture and interval
+// summaries tell differently: FirstTS and Opcodes are the caller's.
+func (t *Tracker) flowSummary(f *Flow) FlowSummary {
+	v4 := f.ipv4 && f.encap == EncapRoCEv2
 	fs := FlowSummary{
-		ID: f.id, Src: addrString(f.key.src, f.ipv4 && f.encap == EncapRoCEv2), Dst: addrString(f.key.dst, f.ipv4 && f.encap == EncapRoCEv2),
+		ID: f.id, Src: t.names.of(f.key.src, v4), Dst: t.names.of(f.key.dst, v4),
 		DestQP: f.key.qp, Encap: f.encap.String(), Transport: transportNames(f.transports),
 		Packets: f.packets, Bytes: f.bytes, PayloadBytes: f.payload, MaxPayload: f.maxPayload, Requests: f.requests,
 		Responses: f.responses, Messages: f.messages,
-		FirstTS: tsString(f.firstTS), LastTS: tsString(f.lastTS),
+		LastTS:      tsString(f.lastTS),
 		FirstPacket: f.firstPacket, LastPacket: f.lastPacket,
 		PSNGaps: f.gaps, MissingPSNs: f.missing, RetransmittedPackets: f.retrans,
 		GoBackN: f.goBackN, OutOfOrder: f.outOfOrder, Duplicates: f.duplicates, ReadReissues: f.readReissues, ReadReissuesUnanswered: f.readReissuesUnanswered, ACKs: f.acks, NAKs: f.naks,
 		CNPs: f.cnps, CNPsCarried: f.cnpsCarried, ECNCE: f.ecn.CE, ECN: f.ecn, DSCP: f.dscp,
 		ICRCErrors: f.icrcBad, ICRCUnverifiable: f.icrcUnver, RTTus: f.rtt.summary(),
-		Opcodes: append([]OpcodeCount(nil), f.opcodes...),
 	}
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last
@@ -331,7 +334,6 @@ func flowSummary(f *Flow) FlowSummary {
 	if d := f.lastTS - f.firstTS; d > 0 {
 		fs.Gbps = float64(f.bytes) * 8 / float64(d)
 	}
-	sort.Slice(fs.Opcodes, func(i, j int) bool { return fs.Opcodes[i].Opcode < fs.Opcodes[j].Opcode })
 	fs.Troubled = f.score() > 0
 	return fs
 }
@@ -349,15 +351,17 @@ func transportNames(bits uint8) string {
 	return name
 }
 
-func addrString(a [16]byte, v4 bool) string {
-	ip := netip.AddrFrom16(a)
-	if v4 {
-		ip = ip.Unmap()
-	}
-	return ip.String()
+func tsString(ns int64) string {
+	var b [len(time.RFC3339Nano) + 8]byte // one allocation: the string
+	return string(time.Unix(0, ns).UTC().AppendFormat(b[:0], time.RFC3339Nano))
 }
 
-func tsString(ns int64) string { return time.Unix(0, ns).UTC().Format(time.RFC3339Nano) }
+// sortedOpcodes sorts ops by opcode in place (without sort.Slice's
+// reflection: a summary of 100,000 flows sorts 100,000 lists).
+func sortedOpcodes(ops []OpcodeCount) []OpcodeCount {
+	slices.SortFunc(ops, func(a, b OpcodeCount) int { return cmp.Compare(a.Opcode, b.Opcode) })
+	return ops
+}
 
 func (an anomaly) format() Anomaly {
 	out := Anomaly{Packet: an.packet, TS: tsString(an.ts), FlowID: an.flow, PSN: an.psn}

@@ -3,7 +3,6 @@ package capture
 import (
 	"cmp"
 	"slices"
-	"sort"
 )
 
 // Intervals: a live run or a capture replayed as a timeline is cut into
@@ -224,7 +223,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		tc := k.tc
 		d := tc.f.counters().minus(tc.mark)
 		fs := &s.Flows[j]
-		*fs = flowSummary(tc.f)
+		*fs = t.flowSummary(tc.f)
 		d.set(fs)
 		fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
 		fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)
@@ -294,8 +293,7 @@ func opcodeDelta(cur, before []OpcodeCount) []OpcodeCount {
 			out = append(out, OpcodeCount{Opcode: c.Opcode, Name: c.Name, Packets: n})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Opcode < out[j].Opcode })
-	return out
+	return sortedOpcodes(out)
 }
 
 // touchChunk is how many touched flows one chunk of the log holds.

@@ -61,6 +61,7 @@ type Tracker struct {
 	intervals   bool // Begin or Cut was called: keep touched flows
 	gen         uint32
 	touched     touchLog
+	names       addrNames      // formatted flow addresses (names.go)
 	ivGone      Totals         // what flows evicted in this interval did in it
 	rings       []*pendingRing // spare pending-request rings (spareRing)
 	ivAnomalies []anomaly
