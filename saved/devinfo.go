@@ -1,7 +1,6 @@
 package saved
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -9,9 +8,9 @@ import (
 )
 
 var (
-	reDevinfoState = regexp.MustCompile(`^PORT_([A-Z_]+) \(\d+\)$`)
-	reDevinfoPhys  = regexp.MustCompile(`^([A-Z_]+) \(\d+\)$`)
-	reDevinfoGID   = regexp.MustCompile(`^GID\[\s*(\d+)\]:\s*(\S+?),?\s*(RoCE v[12])?$`)
+	reDevinfoState = lazyRegexp(`^PORT_([A-Z_]+) \(\d+\)$`)
+	reDevinfoPhys  = lazyRegexp(`^([A-Z_]+) \(\d+\)$`)
+	reDevinfoGID   = lazyRegexp(`^GID\[\s*(\d+)\]:\s*(\S+?),?\s*(RoCE v[12])?$`)
 )
 
 // devinfo reads `ibv_devinfo [-v]`: devices, firmware, port states, link
@@ -56,17 +55,17 @@ func (l *loader) devinfo(sec *section, in *Input) bool {
 			}
 		case port == nil:
 		case k == "state":
-			if m := reDevinfoState.FindStringSubmatch(v); m != nil {
+			if m := reDevinfoState().FindStringSubmatch(v); m != nil {
 				port.state = m[1]
 			}
 		case k == "phys_state":
-			if m := reDevinfoPhys.FindStringSubmatch(v); m != nil {
+			if m := reDevinfoPhys().FindStringSubmatch(v); m != nil {
 				port.phys = physName(m[1])
 			}
 		case k == "link_layer":
 			port.linkLayer = v
 		case strings.HasPrefix(t, "GID["):
-			if m := reDevinfoGID.FindStringSubmatch(t); m != nil {
+			if m := reDevinfoGID().FindStringSubmatch(t); m != nil {
 				idx, _ := strconv.Atoi(m[1])
 				g := probes.GID{Device: dev.Name, Port: port.port, Index: idx, GID: m[2]}
 				switch m[3] {

@@ -3,7 +3,6 @@ package saved
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/rdmatop/rdmatop/probes/ethtool"
@@ -161,7 +160,7 @@ func countersLike(stats map[string]uint64) bool {
 	}
 	under := 0
 	for n := range stats {
-		if !reCounterName.MatchString(n) {
+		if !reCounterName().MatchString(n) {
 			return false
 		}
 		if strings.Contains(n, "_") {
@@ -172,4 +171,4 @@ func countersLike(stats map[string]uint64) bool {
 }
 
 // reCounterName: "rx_prio3_pause", "tx_priority_3_xoff.nic", "[3]: rx_bytes".
-var reCounterName = regexp.MustCompile(`^(\[\d+\]: )?[A-Za-z][A-Za-z0-9_.-]*$`)
+var reCounterName = lazyRegexp(`^(\[\d+\]: )?[A-Za-z][A-Za-z0-9_.-]*$`)

@@ -2,23 +2,26 @@ package saved
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
-// ipColumn maps ip's column names to the netdev statistics' sysfs names,
-// the names a live host's counters carry.
-var ipColumn = map[string]map[string]string{
-	"rx": {"bytes": "rx_bytes", "packets": "rx_packets", "errors": "rx_errors", "dropped": "rx_dropped",
-		"missed": "rx_missed_errors", "overrun": "rx_over_errors", "over_errors": "rx_over_errors",
-		"mcast": "multicast", "multicast": "multicast", "crc": "rx_crc_errors", "length": "rx_length_errors",
-		"frame": "rx_frame_errors", "fifo": "rx_fifo_errors"},
-	"tx": {"bytes": "tx_bytes", "packets": "tx_packets", "errors": "tx_errors", "dropped": "tx_dropped",
-		"carrier": "tx_carrier_errors", "carrier_errors": "tx_carrier_errors", "collsns": "collisions",
-		"collisions": "collisions", "aborted": "tx_aborted_errors", "fifo": "tx_fifo_errors",
-		"window": "tx_window_errors", "heartbeat": "tx_heartbeat_errors", "transns": "tx_transns"},
-}
+// ipColumn returns a map of ip's column names to the netdev statistics'
+// sysfs names, the names a live host's counters carry. Built on first use,
+// not at package init.
+var ipColumn = sync.OnceValue(func() map[string]map[string]string {
+	return map[string]map[string]string{
+		"rx": {"bytes": "rx_bytes", "packets": "rx_packets", "errors": "rx_errors", "dropped": "rx_dropped",
+			"missed": "rx_missed_errors", "overrun": "rx_over_errors", "over_errors": "rx_over_errors",
+			"mcast": "multicast", "multicast": "multicast", "crc": "rx_crc_errors", "length": "rx_length_errors",
+			"frame": "rx_frame_errors", "fifo": "rx_fifo_errors"},
+		"tx": {"bytes": "tx_bytes", "packets": "tx_packets", "errors": "tx_errors", "dropped": "tx_dropped",
+			"carrier": "tx_carrier_errors", "carrier_errors": "tx_carrier_errors", "collsns": "collisions",
+			"collisions": "collisions", "aborted": "tx_aborted_errors", "fifo": "tx_fifo_errors",
+			"window": "tx_window_errors", "heartbeat": "tx_heartbeat_errors", "transns": "tx_transns"},
+	}
+})
 
 // ipLinkJSON reads `ip -j -s link`.
 func (l *loader) ipLinkJSON(sec *section, in *Input) bool {
@@ -40,7 +43,7 @@ func (l *loader) ipLinkJSON(sec *section, in *Input) bool {
 		vals := map[string]uint64{}
 		for dir, cols := range st {
 			for col, v := range cols {
-				if n := ipColumn[dir][col]; n != "" {
+				if n := ipColumn()[dir][col]; n != "" {
 					vals[n] = v
 				}
 			}
@@ -60,12 +63,12 @@ func (l *loader) ipLink(name string, vals map[string]uint64, o map[string]json.R
 	in.read("%s: MTU and %d statistics", name, len(vals))
 }
 
-var reIPLinkHead = regexp.MustCompile(`^\d+: ([^:@\s]+)(?:@\S+)?: <[^>]*>.*\bmtu (\d+)`)
+var reIPLinkHead = lazyRegexp(`^\d+: ([^:@\s]+)(?:@\S+)?: <[^>]*>.*\bmtu (\d+)`)
 
 // ipLinkText reads `ip -s [-s] [-d] link`.
 func (l *loader) ipLinkText(sec *section, in *Input) bool {
 	lines := nonBlank(sec.lines)
-	if len(lines) == 0 || !reIPLinkHead.MatchString(lines[0]) {
+	if len(lines) == 0 || !reIPLinkHead().MatchString(lines[0]) {
 		return false
 	}
 	var name string
@@ -78,7 +81,7 @@ func (l *loader) ipLinkText(sec *section, in *Input) bool {
 	}
 	for i := 0; i < len(lines); i++ {
 		s := strings.TrimSpace(lines[i])
-		if m := reIPLinkHead.FindStringSubmatch(lines[i]); m != nil {
+		if m := reIPLinkHead().FindStringSubmatch(lines[i]); m != nil {
 			flush()
 			name, mtu, vals = m[1], json.RawMessage(m[2]), map[string]uint64{}
 			continue
@@ -102,7 +105,7 @@ func (l *loader) ipLinkText(sec *section, in *Input) bool {
 				break
 			}
 			v, err := strconv.ParseUint(nums[j], 10, 64)
-			if n := ipColumn[dir][c]; n != "" && err == nil {
+			if n := ipColumn()[dir][c]; n != "" && err == nil {
 				vals[n] = v
 			}
 		}

@@ -1,14 +1,13 @@
 package saved
 
 import (
-	"regexp"
 	"strings"
 
 	"github.com/rdmatop/rdmatop/probes"
 )
 
 // A mlxconfig query line: "         ROCE_CC_PRIO_MASK_P1      255".
-var reMlxconfig = regexp.MustCompile(`^\s+([A-Z][A-Z0-9_]+)\s+(\S.*)$`)
+var reMlxconfig = lazyRegexp(`^\s+([A-Z][A-Z0-9_]+)\s+(\S.*)$`)
 
 // mlxconfig reads `mlxconfig -d DEV query`: firmware settings, of which
 // the RoCE congestion-control ones (ROCE_CC_*, DCQCN's firmware knobs)
@@ -24,7 +23,7 @@ func (l *loader) mlxconfig(sec *section, in *Input) bool {
 			strings.HasPrefix(t, "Device type:") || strings.HasPrefix(t, "Name:") {
 			continue
 		}
-		m := reMlxconfig.FindStringSubmatch(s)
+		m := reMlxconfig().FindStringSubmatch(s)
 		if m == nil {
 			return false
 		}

@@ -1,7 +1,6 @@
 package saved
 
 import (
-	"regexp"
 	"strings"
 	"time"
 )
@@ -12,7 +11,7 @@ import (
 var (
 	// user@host:~$ cmd, root@host:/sys/...# cmd, /sys/.../counters$ cmd,
 	// ~$ cmd, $ cmd, # cmd, [root@host ~]# cmd, + cmd (set -x).
-	rePrompt = regexp.MustCompile(`^(?:[\w.-]+@[\w.-]+:([^\s$#]*)[$#]|\[[\w.-]+@[\w.-]+ ([^\]]*)\][$#]|([~/][^\s$#]*)[$#]|[$#]|\+)\s+(\S.*)$`)
+	rePrompt = lazyRegexp(`^(?:[\w.-]+@[\w.-]+:([^\s$#]*)[$#]|\[[\w.-]+@[\w.-]+ ([^\]]*)\][$#]|([~/][^\s$#]*)[$#]|[$#]|\+)\s+(\S.*)$`)
 )
 
 // section is one command's output.
@@ -48,7 +47,7 @@ func splitSections(text string) []section {
 	}
 	for i, l := range lines {
 		l = strings.TrimRight(l, " \t\r")
-		if m := rePrompt.FindStringSubmatch(l); m != nil && !looksLikeCounter(l) {
+		if m := rePrompt().FindStringSubmatch(l); m != nil && !looksLikeCounter(l) {
 			flush()
 			cwd := m[1] + m[2] + m[3]
 			cur = section{command: strings.TrimSpace(m[4]), cwd: cwd, start: i + 2, time: now}

@@ -3,7 +3,6 @@ package saved
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,15 +18,15 @@ import (
 type tree map[string]string
 
 var (
-	reIBPort  = regexp.MustCompile(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(counters|hw_counters)/([^/]+)$`)
-	reIBAttr  = regexp.MustCompile(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(state|phys_state|link_layer|rate)$`)
-	reIBGID   = regexp.MustCompile(`^sys/class/infiniband/([^/]+)/ports/(\d+)/gid_attrs/ndevs/(\d+)$`)
-	reNetStat = regexp.MustCompile(`^sys/class/net/([^/]+)/statistics/([^/]+)$`)
-	reNetAttr = regexp.MustCompile(`^sys/class/net/([^/]+)/(mtu|operstate|speed)$`)
+	reIBPort  = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(counters|hw_counters)/([^/]+)$`)
+	reIBAttr  = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(state|phys_state|link_layer|rate)$`)
+	reIBGID   = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/gid_attrs/ndevs/(\d+)$`)
+	reNetStat = lazyRegexp(`^sys/class/net/([^/]+)/statistics/([^/]+)$`)
+	reNetAttr = lazyRegexp(`^sys/class/net/([^/]+)/(mtu|operstate|speed)$`)
 	// grep . FILES, grep -r . DIR, grep -H: "PATH:VALUE".
-	reGrepLine = regexp.MustCompile(`^((?:/|\./|sys/|ports/|counters/|hw_counters/|statistics/)?[\w.:/-]*?(?:counters|hw_counters|statistics)/[\w.-]+|(?:/|sys/)[\w.:/-]*/(?:state|phys_state|link_layer|rate|mtu|operstate|speed|gid_attrs/ndevs/\d+)):(.*)$`)
+	reGrepLine = lazyRegexp(`^((?:/|\./|sys/|ports/|counters/|hw_counters/|statistics/)?[\w.:/-]*?(?:counters|hw_counters|statistics)/[\w.-]+|(?:/|sys/)[\w.:/-]*/(?:state|phys_state|link_layer|rate|mtu|operstate|speed|gid_attrs/ndevs/\d+)):(.*)$`)
 	// find | xargs head, head FILES: "==> PATH <=="; a loop echoing "=== PATH ===".
-	reCatHeader = regexp.MustCompile(`^(?:==> (.+) <==|=== (.+) ===)$`)
+	reCatHeader = lazyRegexp(`^(?:==> (.+) <==|=== (.+) ===)$`)
 )
 
 // resolve makes a listed path absolute against the prompt's directory and
@@ -52,7 +51,7 @@ func (l *loader) sysfsGrep(sec *section, in *Input) bool {
 	t := tree{}
 	unresolved := 0
 	for _, s := range lines {
-		m := reGrepLine.FindStringSubmatch(strings.TrimSpace(s))
+		m := reGrepLine().FindStringSubmatch(strings.TrimSpace(s))
 		if m == nil {
 			return false
 		}
@@ -77,7 +76,7 @@ func (l *loader) sysfsCat(sec *section, in *Input) bool {
 	headers, unresolved := 0, 0
 	for _, s := range sec.lines {
 		s = strings.TrimSpace(s)
-		if m := reCatHeader.FindStringSubmatch(s); m != nil {
+		if m := reCatHeader().FindStringSubmatch(s); m != nil {
 			headers++
 			cur = resolve(sec.cwd, m[1]+m[2])
 			if cur == "" {
@@ -110,8 +109,8 @@ func (l *loader) sysfsFile(f file, in *Input) bool {
 		return false
 	}
 	rel := f.name[i:]
-	if !reIBPort.MatchString(rel) && !reIBAttr.MatchString(rel) && !reIBGID.MatchString(rel) &&
-		!reNetStat.MatchString(rel) && !reNetAttr.MatchString(rel) {
+	if !reIBPort().MatchString(rel) && !reIBAttr().MatchString(rel) && !reIBGID().MatchString(rel) &&
+		!reNetStat().MatchString(rel) && !reNetAttr().MatchString(rel) {
 		return false
 	}
 	root := strings.TrimSuffix(f.path, f.name[i:])
@@ -137,21 +136,21 @@ func (l *loader) readTree(t tree, at *time.Time, in *Input) {
 	for p, v := range t {
 		fsys[p] = &fstest.MapFile{Data: []byte(v + "\n")}
 		switch {
-		case reIBPort.MatchString(p):
-			m := reIBPort.FindStringSubmatch(p)
+		case reIBPort().MatchString(p):
+			m := reIBPort().FindStringSubmatch(p)
 			ports[m[1]+"/"+m[2]] = [2]string{m[1], m[2]}
-		case reIBAttr.MatchString(p):
-			m := reIBAttr.FindStringSubmatch(p)
+		case reIBAttr().MatchString(p):
+			m := reIBAttr().FindStringSubmatch(p)
 			n, _ := strconv.Atoi(m[2])
 			l.portAttr(m[1], n, m[3], v)
-		case reIBGID.MatchString(p):
-			m := reIBGID.FindStringSubmatch(p)
+		case reIBGID().MatchString(p):
+			m := reIBGID().FindStringSubmatch(p)
 			n, _ := strconv.Atoi(m[2])
 			if v != "" {
 				l.h.port(m[1], n).netdev = v
 			}
-		case reNetStat.MatchString(p):
-			m := reNetStat.FindStringSubmatch(p)
+		case reNetStat().MatchString(p):
+			m := reNetStat().FindStringSubmatch(p)
 			x, err := strconv.ParseUint(v, 10, 64)
 			if err != nil {
 				ignored++
@@ -161,8 +160,8 @@ func (l *loader) readTree(t tree, at *time.Time, in *Input) {
 				netStats[m[1]] = map[string]uint64{}
 			}
 			netStats[m[1]][m[2]] = x
-		case reNetAttr.MatchString(p):
-			m := reNetAttr.FindStringSubmatch(p)
+		case reNetAttr().MatchString(p):
+			m := reNetAttr().FindStringSubmatch(p)
 			if m[2] == "mtu" {
 				if x, err := strconv.Atoi(v); err == nil {
 					l.h.netdev(m[1]).mtu = &x

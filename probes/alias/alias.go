@@ -3,6 +3,7 @@ package alias
 import (
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Mapping is the answer for one native name.
@@ -16,12 +17,14 @@ type Mapping struct {
 	Cite      string `json:"cite"`
 }
 
-// index is table → native → mapping, built once from entries and never
-// changed afterwards.
-var index = buildIndex()
+// index returns table → native → mapping, built from entries on the first
+// call and never changed afterwards. Built on first use, not at package
+// init: a command that maps no counter name pays nothing for it.
+var index = sync.OnceValue(buildIndex)
 
-// infoByName is canonical name → Info, built once from canonical.
-var infoByName = buildInfos()
+// infoByName returns canonical name → Info, built once from canonical on
+// the first call.
+var infoByName = sync.OnceValue(buildInfos)
 
 const prioMark = "<p>"
 
@@ -30,7 +33,7 @@ func buildIndex() map[string]map[string]Mapping {
 	for _, t := range Tables() {
 		idx[t] = map[string]Mapping{}
 	}
-	for _, en := range entries {
+	for _, en := range entries() {
 		scale := en.Scale
 		if scale == 0 {
 			scale = 1
@@ -64,7 +67,7 @@ func buildInfos() map[string]Info {
 
 // tableOf accepts a table name or any spelling of a driver.
 func tableOf(driver string) string {
-	if _, ok := index[driver]; ok {
+	if _, ok := index()[driver]; ok {
 		return driver
 	}
 	return Driver(driver)
@@ -79,13 +82,13 @@ func tableOf(driver string) string {
 func Map(driver, native string) (Mapping, bool) {
 	native = strings.TrimSpace(native)
 	t := tableOf(driver)
-	if m, ok := index[t][native]; ok {
+	if m, ok := index()[t][native]; ok {
 		return m, true
 	}
 	if t == TableIBTA || strings.HasSuffix(t, "_ethtool") {
 		return Mapping{}, false
 	}
-	m, ok := index[TableIBTA][native] // a device's sysfs names: PMA next
+	m, ok := index()[TableIBTA][native] // a device's sysfs names: PMA next
 	return m, ok
 }
 
@@ -105,7 +108,7 @@ func MapFrom(driver string, src Source, native string) (Mapping, bool) {
 	if t == "" {
 		return Mapping{}, false
 	}
-	m, ok := index[t][strings.TrimSpace(native)]
+	m, ok := index()[t][strings.TrimSpace(native)]
 	return m, ok
 }
 
@@ -113,12 +116,12 @@ func MapFrom(driver string, src Source, native string) (Mapping, bool) {
 // base's Info under the full name. The zero Info (empty Name) means the
 // name is not canonical.
 func Lookup(name string) Info {
-	if in, ok := infoByName[name]; ok {
+	if in, ok := infoByName()[name]; ok {
 		return in
 	}
 	if i := strings.LastIndex(name, "_prio"); i > 0 {
 		p, err := strconv.Atoi(name[i+len("_prio"):])
-		if in, ok := infoByName[name[:i]]; ok && err == nil && p >= 0 && p < 8 && in.PerPriority {
+		if in, ok := infoByName()[name[:i]]; ok && err == nil && p >= 0 && p < 8 && in.PerPriority {
 			in.Name = name
 			return in
 		}
@@ -134,8 +137,9 @@ func Infos() []Info {
 
 // Entries returns the whole table, in order, for documentation and tests.
 func Entries() []Entry {
-	out := make([]Entry, len(entries))
-	for i, en := range entries {
+	es := entries()
+	out := make([]Entry, len(es))
+	for i, en := range es {
 		en.Natives = append([]string(nil), en.Natives...)
 		out[i] = en
 	}

@@ -36,7 +36,7 @@ func TestTableConsistent(t *testing.T) {
 	type key struct{ table, native string }
 	natives := map[key]string{}
 	canonPerTable := map[key]bool{}
-	for _, en := range entries {
+	for _, en := range entries() {
 		if !tables[en.Table] {
 			t.Errorf("entry %v: unknown table", en)
 		}
@@ -64,7 +64,7 @@ func TestTableConsistent(t *testing.T) {
 				natives[k] = en.Canonical
 			}
 		}
-		if in := infoByName[en.Canonical]; in.PerPriority != perPrio {
+		if in := infoByName()[en.Canonical]; in.PerPriority != perPrio {
 			t.Errorf("entry %s/%s: per-priority natives %v but canonical PerPriority %v", en.Table, en.Canonical, perPrio, in.PerPriority)
 		}
 	}
@@ -190,7 +190,7 @@ func TestDriverAndTables(t *testing.T) {
 	}
 	es := Entries()
 	es[0].Natives[0] = "changed"
-	if entries[0].Natives[0] == "changed" {
+	if entries()[0].Natives[0] == "changed" {
 		t.Error("Entries() exposes the table")
 	}
 }

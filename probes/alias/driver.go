@@ -1,6 +1,9 @@
 package alias
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Source says where a native counter name was read.
 type Source string
@@ -12,16 +15,19 @@ const (
 	SourceEthtool    Source = "ethtool"     // ethtool -S of the netdev
 )
 
-// driverFamily maps kernel driver spellings (PCI driver, auxiliary driver,
-// RDMA driver, module name) to the family that names a table.
-var driverFamily = map[string]string{
-	"mlx5": "mlx5", "mlx5_core": "mlx5", "mlx5_ib": "mlx5",
-	"rxe": "rxe", "rdma_rxe": "rxe",
-	"bnxt_re": "bnxt_re", "bnxt_en": "bnxt_re",
-	"irdma": "irdma", "ice": "irdma", "i40e": "irdma", "idpf": "irdma",
-	"erdma": "erdma",
-	"efa":   "efa",
-}
+// driverFamily returns a map of kernel driver spellings (PCI driver,
+// auxiliary driver, RDMA driver, module name) to the family that names a
+// table. Built on first use, like index.
+var driverFamily = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"mlx5": "mlx5", "mlx5_core": "mlx5", "mlx5_ib": "mlx5",
+		"rxe": "rxe", "rdma_rxe": "rxe",
+		"bnxt_re": "bnxt_re", "bnxt_en": "bnxt_re",
+		"irdma": "irdma", "ice": "irdma", "i40e": "irdma", "idpf": "irdma",
+		"erdma": "erdma",
+		"efa":   "efa",
+	}
+})
 
 // Driver returns the family a kernel driver name belongs to: "mlx5_core",
 // "mlx5_ib.rdma" and "mlx5" all give "mlx5", "rdma_rxe" gives "rxe". An
@@ -31,7 +37,7 @@ func Driver(name string) string {
 	if i := strings.IndexByte(n, '.'); i > 0 {
 		n = n[:i] // auxiliary drivers: mlx5_ib.rdma, irdma.roce, bnxt_re.rdma
 	}
-	if f, ok := driverFamily[n]; ok {
+	if f, ok := driverFamily()[n]; ok {
 		return f
 	}
 	return n
@@ -83,7 +89,7 @@ func TableFor(driver string, src Source) string {
 	default:
 		return ""
 	}
-	if _, ok := index[t]; ok {
+	if _, ok := index()[t]; ok {
 		return t
 	}
 	return ""

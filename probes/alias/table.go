@@ -1,6 +1,9 @@
 package alias
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Table names. A table is one namespace of native counter names.
 const (
@@ -57,9 +60,10 @@ func scaled(table, canonical, cite string, scale uint64, natives ...string) Entr
 	return Entry{Table: table, Natives: natives, Canonical: canonical, Scale: scale, Cite: cite}
 }
 
-// entries is the whole table: the hw_counters, PMA and mlx5 ethtool
+// entries returns the whole table: the hw_counters, PMA and mlx5 ethtool
 // tables, then the other vendors' ethtool tables (table_ethtool.go).
-var entries = slices.Concat(coreEntries, ethtoolEntries)
+// Joined on first use, like index.
+var entries = sync.OnceValue(func() []Entry { return slices.Concat(coreEntries, ethtoolEntries) })
 
 var coreEntries = []Entry{
 	// IBTA PortCounters / PortCountersExtended (any driver with a PMA).

@@ -1,7 +1,6 @@
 package kmsg
 
 import (
-	"regexp"
 	"strings"
 	"time"
 
@@ -73,14 +72,15 @@ func (e Event) Device() string {
 }
 
 // pr_fmt: "<module>: ".
-var reModulePrefix = regexp.MustCompile(`^([a-z][a-z0-9_]*): `)
+var reModulePrefix = lazyRegexp(`^([a-z][a-z0-9_]*): `)
 
 // Classify returns the event a record reports, or false when the line is
 // not one rdmatop watches.
 func Classify(r Record) (Event, bool) {
 	msg := r.Message
-	for i := range rules {
-		ru := &rules[i]
+	rs := rules()
+	for i := range rs {
+		ru := &rs[i]
 		if !strings.Contains(msg, ru.hint) {
 			continue
 		}

@@ -1,9 +1,6 @@
 package kmsg
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Device names in kernel log prefixes.
 //
@@ -15,14 +12,14 @@ import (
 // device. So the third name is a netdev or an RDMA device, and only its
 // form tells which.
 var (
-	rePrefix = regexp.MustCompile(`^([A-Za-z0-9_.-]+) (` + pciPattern + `|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.@-]+|\(unnamed net_device\))(?: \((?:unregistered|unregistering|uninitialized|unknown state)\))?)?: `)
-	rePCI    = regexp.MustCompile(`\b` + pciPattern + `\b`)
+	rePrefix = lazyRegexp(`^([A-Za-z0-9_.-]+) (` + pciPattern + `|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.@-]+|\(unnamed net_device\))(?: \((?:unregistered|unregistering|uninitialized|unknown state)\))?)?: `)
+	rePCI    = lazyRegexp(`\b` + pciPattern + `\b`)
 	// Kernel RDMA device names ("mlx5_0", "bnxt_re0", "irdma1", "rxe0",
 	// ...) and the names rdma-core's udev rules give them (rdma_rename):
 	// a link-layer prefix (roce, ib, iw) then onboard index (o1), hotplug
 	// slot (s1f0), PCI path with optional domain (p59s0f0, P1p2s0f1) or
 	// MAC (x0002c9a0b1c2), with optional function and port suffixes.
-	reRDMAName = regexp.MustCompile(`^(?:(?:mlx4|mlx5|efa|erdma|hns|hfi1|cxgb4|usnic|mana|ionic|bng_re)_\d+|(?:bnxt_re|irdma|i40iw|rxe|siw|qedr|qib|mthca|ocrdma|vmw_pvrdma)\d+|(?:roce|ib|iw)(?:P\d+)?(?:o\d+|s\d+|p\d+s\d+|x[0-9a-f]{12})(?:f\d+)?(?:d\d+)?)$`)
+	reRDMAName = lazyRegexp(`^(?:(?:mlx4|mlx5|efa|erdma|hns|hfi1|cxgb4|usnic|mana|ionic|bng_re)_\d+|(?:bnxt_re|irdma|i40iw|rxe|siw|qedr|qib|mthca|ocrdma|vmw_pvrdma)\d+|(?:roce|ib|iw)(?:P\d+)?(?:o\d+|s\d+|p\d+s\d+|x[0-9a-f]{12})(?:f\d+)?(?:d\d+)?)$`)
 )
 
 // A PCI address: domain (4 hex digits, more behind a VMD or on some
@@ -31,7 +28,7 @@ const pciPattern = `[0-9a-f]{4,8}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]`
 
 // isRDMAName reports whether name has the form of an RDMA device name.
 func isRDMAName(name string) bool {
-	return reRDMAName.MatchString(name)
+	return reRDMAName().MatchString(name)
 }
 
 // isRDMADriver reports whether driver only prints for RDMA devices, so
@@ -49,11 +46,11 @@ func isRDMADriver(driver string) bool {
 // fillDevice takes driver, device and netdev or RDMA device from the
 // printk prefix and, failing that, from the record's dictionary.
 func fillDevice(e *Event, msg string) {
-	if m := rePrefix.FindStringSubmatch(msg); m != nil {
+	if m := rePrefix().FindStringSubmatch(msg); m != nil {
 		driver, dev, third := m[1], m[2], m[3]
 		e.Driver = driver
 		switch {
-		case rePCI.MatchString(dev):
+		case rePCI().MatchString(dev):
 			e.PCI = dev
 		case driver == "infiniband":
 			e.IBDev = dev
@@ -70,11 +67,11 @@ func fillDevice(e *Event, msg string) {
 		default:
 			e.Netdev = third
 		}
-	} else if m := reModulePrefix.FindStringSubmatch(msg); m != nil {
+	} else if m := reModulePrefix().FindStringSubmatch(msg); m != nil {
 		e.Driver = m[1]
 	}
 	if e.PCI == "" {
-		e.PCI = rePCI.FindString(msg)
+		e.PCI = rePCI().FindString(msg)
 	}
 	// /dev/kmsg dictionary: DEVICE=+pci:0000:3b:00.0, +infiniband:mlx5_0.
 	if d := e.Dict["DEVICE"]; d != "" {

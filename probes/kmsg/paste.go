@@ -1,9 +1,6 @@
 package kmsg
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // Lines that people paste along with a kernel log but that are not part
 // of it.
@@ -11,18 +8,18 @@ var (
 	// A shell prompt followed by a command: "user@host:~$ dmesg",
 	// "[root@host ~]# journalctl -k", "root@host:/tmp# dmesg -T", or a
 	// bare "$ dmesg" / "# dmesg".
-	rePrompt = regexp.MustCompile(`^(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#] +\S`)
+	rePrompt = lazyRegexp(`^(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#] +\S`)
 	// journalctl's own lines: "-- Boot 1a2b… --", "-- Logs begin at … --",
 	// "-- No entries --", "-- Reboot --".
-	reJournalMarker = regexp.MustCompile(`^-- .* --$`)
+	reJournalMarker = lazyRegexp(`^-- .* --$`)
 )
 
 // isShellPrompt reports whether line is a shell prompt with a command.
 func isShellPrompt(line string) bool {
-	return rePrompt.MatchString(strings.TrimLeft(line, " "))
+	return rePrompt().MatchString(strings.TrimLeft(line, " "))
 }
 
 // isJournalMarker reports whether line is one of journalctl's markers.
 func isJournalMarker(line string) bool {
-	return reJournalMarker.MatchString(line)
+	return reJournalMarker().MatchString(line)
 }

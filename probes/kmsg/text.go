@@ -28,14 +28,14 @@ import (
 // The stamp is kept as printed in Record.Stamp; Record.Wall holds it
 // parsed when it carries a year (see Record.WallTime for the others).
 var (
-	reSyslog   = regexp.MustCompile(`^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?) (\S+) kernel: ?`)
-	reISO      = regexp.MustCompile(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) (?:(\S+) kernel: ?)?`)
-	reFull     = regexp.MustCompile(`^([A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? [A-Za-z][A-Za-z0-9_/+-]*) (\S+) kernel: ?`)
-	rePrio     = regexp.MustCompile(`^<(\d{1,3})>`)
-	reMono     = regexp.MustCompile(`^\[ *(\d+)\.(\d{1,9})\]`)
-	reCaller   = regexp.MustCompile(`^\[ *([TC]\d+)\]`)
-	reWall     = regexp.MustCompile(`^\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d \d{4})\]`)
-	reHostKern = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9_.-]*) kernel: ?`)
+	reSyslog   = lazyRegexp(`^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?) (\S+) kernel: ?`)
+	reISO      = lazyRegexp(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) (?:(\S+) kernel: ?)?`)
+	reFull     = lazyRegexp(`^([A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? [A-Za-z][A-Za-z0-9_/+-]*) (\S+) kernel: ?`)
+	rePrio     = lazyRegexp(`^<(\d{1,3})>`)
+	reMono     = lazyRegexp(`^\[ *(\d+)\.(\d{1,9})\]`)
+	reCaller   = lazyRegexp(`^\[ *([TC]\d+)\]`)
+	reWall     = lazyRegexp(`^\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d \d{4})\]`)
+	reHostKern = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9_.-]*) kernel: ?`)
 )
 
 // ParseText parses one line of dmesg, journalctl or syslog text. ok is
@@ -51,14 +51,14 @@ func ParseText(line string) (r Record, ok bool) {
 func parseTextPrefix(line string) (Record, int) {
 	var r Record
 	pos := 0
-	for _, re := range []*regexp.Regexp{reSyslog, reISO, reFull} {
+	for _, re := range []*regexp.Regexp{reSyslog(), reISO(), reFull()} {
 		if m := re.FindStringSubmatch(line); m != nil {
 			r.Stamp, r.Host = m[1], m[2]
 			pos = len(m[0])
 			break
 		}
 	}
-	if m := rePrio.FindStringSubmatch(line[pos:]); m != nil {
+	if m := rePrio().FindStringSubmatch(line[pos:]); m != nil {
 		if p, err := strconv.Atoi(m[1]); err == nil && p < 1024 {
 			fac, lvl := p>>3, p&7
 			r.Facility, r.Level = &fac, &lvl
@@ -66,7 +66,7 @@ func parseTextPrefix(line string) (Record, int) {
 		}
 	}
 	bracket := false
-	switch m := reMono.FindStringSubmatch(line[pos:]); {
+	switch m := reMono().FindStringSubmatch(line[pos:]); {
 	case m != nil:
 		sec, err1 := strconv.ParseUint(m[1], 10, 64)
 		frac := (m[2] + "000000")[:6] // to microseconds
@@ -77,12 +77,12 @@ func parseTextPrefix(line string) (Record, int) {
 		}
 		pos += len(m[0])
 		bracket = true
-		if c := reCaller.FindStringSubmatch(line[pos:]); c != nil {
+		if c := reCaller().FindStringSubmatch(line[pos:]); c != nil {
 			r.Caller = c[1]
 			pos += len(c[0])
 		}
 	default:
-		if w := reWall.FindStringSubmatch(line[pos:]); w != nil {
+		if w := reWall().FindStringSubmatch(line[pos:]); w != nil {
 			r.Stamp = w[1]
 			pos += len(w[0])
 			bracket = true
@@ -96,7 +96,7 @@ func parseTextPrefix(line string) (Record, int) {
 		pos++ // the one space dmesg prints after "]"
 	}
 	if bracket && r.Host == "" {
-		if m := reHostKern.FindStringSubmatch(line[pos:]); m != nil {
+		if m := reHostKern().FindStringSubmatch(line[pos:]); m != nil {
 			r.Host = m[1]
 			pos += len(m[0])
 		}
