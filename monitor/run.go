@@ -17,8 +17,9 @@ import (
 type Run struct {
 	cfg      Config
 	pack     *rules.Pack
-	engine   *rules.Engine
-	interval atomic.Int64 // live tick, nanoseconds
+	engine   *rules.Engine // nil until the pack is ready (ready)
+	loading  *packLoad     // the built-in pack compiling, when cfg.Pack is nil
+	interval atomic.Int64  // live tick, nanoseconds
 
 	wire   *wireState // nil until the run has a capture
 	events eventLog
@@ -40,26 +41,11 @@ func New(cfg Config) (*Run, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	pack := cfg.Pack
-	if pack == nil {
-		p, err := rules.Default()
-		if err != nil {
-			return nil, err
-		}
-		pack = p
-	}
-	r := &Run{cfg: cfg, pack: pack, engine: rules.NewEngine(pack)}
-	r.engine.IgnoreFor = cfg.OneShot
-	if cfg.Mode == ModeLive {
-		// A live run lasts days: findings that resolved long ago are
-		// forgotten. A replay reports everything that fired (capped).
-		r.engine.Retention, r.engine.MaxResolved = rules.LiveRetention, rules.LiveMaxResolved
-	}
-	if cfg.Retention > 0 {
-		r.engine.Retention = cfg.Retention
-	}
-	if cfg.MaxResolved != 0 {
-		r.engine.MaxResolved = cfg.MaxResolved
+	r := &Run{cfg: cfg}
+	if cfg.Pack != nil {
+		r.usePack(cfg.Pack)
+	} else {
+		r.loading = loadPack(rules.Default)
 	}
 	r.interval.Store(int64(cfg.Interval))
 	return r, nil
@@ -121,6 +107,9 @@ func (r *Run) emit(f Frame, yield func(Frame, error) bool) error {
 	}
 	f.Recent = r.events.add(host, wireEvents(f.Interval))
 	f.Findings = []rules.Finding{}
+	if err := r.ready(); err != nil {
+		return err
+	}
 	if r.seq >= r.cfg.Warmup {
 		res := r.engine.Evaluate(rules.Frame{Time: f.Time, Snapshot: f.Snapshot, Wire: f.Interval,
 			Live: r.cfg.Mode == ModeLive})
@@ -172,6 +161,9 @@ type Result struct {
 // on the whole capture, as `rdmatop check FILE` always has: a capture's
 // findings do not depend on where the timeline was cut.
 func (r *Run) Result() Result {
+	if err := r.ready(); err != nil {
+		return Result{Frames: r.seq, Err: err, Findings: []rules.Finding{}}
+	}
 	res := Result{Frames: r.seq, Time: r.lastTime, Snapshot: r.lastSnap, Err: r.err,
 		Findings: r.lastRes.Findings, Rules: r.lastRes.Rules, Forgotten: r.lastRes.Forgotten, Step: r.step}
 	if w := r.wire; w != nil {

@@ -44,11 +44,18 @@ error names the record and byte offset, and the exit status is 2.`,
 			if err := out.check(); err != nil {
 				return err
 			}
-			pack, err := hf.pack()
-			if err != nil {
-				return err
-			}
 			screen := !out.json && !out.report && isTerminal(cmd.OutOrStdout())
+			// A report's run compiles the built-in pack itself while it
+			// reads the capture (monitor.New); the screen's timeline opens
+			// a run each time it goes back, so it compiles the pack once.
+			var pack *rules.Pack
+			if hf.rules != "" || screen {
+				p, err := hf.pack()
+				if err != nil {
+					return err
+				}
+				pack = p
+			}
 			packets := 0
 			if screen {
 				packets = screenPackets

@@ -131,7 +131,8 @@ func sniffFile(path string) (fileKind, error) {
 // at path each time it is called (a Timeline replays from the start to go
 // back), and what the file is.
 //
-// packets is how many recent packets each Frame carries; running, that
+// pack nil: each run compiles the built-in pack while it reads. packets
+// is how many recent packets each Frame carries; running, that
 // the Frames carry the running analysis too (the screen and the exporter
 // show it; a report and the JSON series do not need it).
 func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, packets int, running bool) (func() (*monitor.Run, error), fileKind, error) {
