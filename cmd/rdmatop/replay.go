@@ -160,15 +160,12 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 	if js != nil {
 		js.closeArray()
 		if res.Wire != nil {
+			flows, anomalies := res.Wire.Flows, res.Wire.Anomalies
 			js.openArray("flows")
-			for i := range res.Wire.Flows {
-				js.elem(&res.Wire.Flows[i])
-			}
+			js.elemsOf(len(flows), func(i int) appendJSONIndenter { return &flows[i] })
 			js.closeArray()
 			js.openArray("anomalies")
-			for i := range res.Wire.Anomalies {
-				js.elem(&res.Wire.Anomalies[i])
-			}
+			js.elemsOf(len(anomalies), func(i int) appendJSONIndenter { return &anomalies[i] })
 			js.closeArray()
 		}
 		if err := js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings}); err != nil {
