@@ -243,10 +243,10 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		id             int
 		f              *Flow
 	}
-	flows := make([]ranked, 0, len(t.flows))
-	for _, f := range t.flows {
+	flows := make([]ranked, 0, t.flows.len())
+	t.flows.each(func(f *Flow) {
 		flows = append(flows, ranked{f.score(), f.packets, f.id, f})
-	}
+	})
 	slices.SortFunc(flows, func(a, b ranked) int {
 		if a.score != b.score {
 			return cmp.Compare(b.score, a.score)

@@ -247,4 +247,4 @@ func (t *Tracker) Malformed(ts int64, pkt uint64, reason uint32) {
 }
 
 // Flows returns the number of flows in the table.
-func (t *Tracker) Flows() int { return len(t.flows) }
+func (t *Tracker) Flows() int { return t.flows.len() }

@@ -39,7 +39,7 @@ const (
 // comes from the packets. Not safe for concurrent use.
 type Tracker struct {
 	cfg   TrackerConfig
-	flows map[flowKey]*Flow
+	flows flowTable
 	pairs map[pairKey][]*Flow // request flows by host pair
 	// unpaired is the request flows of pairs whose peer is not known yet:
 	// what a response's lookup scans (see link).
@@ -104,7 +104,7 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: make(map[flowKey]*Flow), pairs: make(map[pairKey][]*Flow),
+	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: make(map[pairKey][]*Flow),
 		unpaired: make(map[pairKey][]*Flow), gen: 1}
 }
 
@@ -127,10 +127,11 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 	if f := t.last; f != nil && f.key == *k {
 		return f
 	}
-	f := t.flows[*k]
+	h := t.flows.hash(k)
+	f := t.flows.get(k, h)
 	if f == nil {
 		var gone *Flow
-		if len(t.flows) >= t.cfg.MaxFlows {
+		if t.flows.len() >= t.cfg.MaxFlows {
 			gone = t.evictOne(ts, pkt)
 		}
 		t.nextID++
@@ -153,7 +154,7 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		}
 		*f = Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
 		f.opcodes, f.rtt = ops, rtt
-		t.flows[*k] = f
+		t.flows.put(f, h)
 	} else {
 		t.lru.remove(f)
 	}
@@ -175,7 +176,7 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	t.note(anomaly{kind: anEvicted, packet: pkt, ts: ts, flow: victim.id, a: uint32(victim.packets)})
 	addTotals(&t.gone, victim)
 	t.gone.Flows++
-	delete(t.flows, victim.key)
+	t.flows.del(victim)
 	t.unlist(victim)
 	if victim.indexed {
 		pk := pairKey{victim.key.src, victim.key.dst}
