@@ -257,14 +257,17 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		return cmp.Compare(a.id, b.id)
 	})
 	s.Totals = t.gone
-	s.Flows = make([]FlowSummary, 0, len(flows))
+	s.Flows = make([]FlowSummary, len(flows))
+	t.fillFlows(len(flows), func(lo, hi int, names *addrNames) {
+		for j, r := range flows[lo:hi] {
+			fs := &s.Flows[lo+j]
+			*fs = flowSummary(r.f, names)
+			fs.FirstTS = tsString(r.f.firstTS)
+			fs.Opcodes = sortedOpcodes(append([]OpcodeCount(nil), r.f.opcodes...))
+		}
+	})
 	for _, r := range flows {
-		f := r.f
-		fs := t.flowSummary(f)
-		fs.FirstTS = tsString(f.firstTS)
-		fs.Opcodes = sortedOpcodes(append([]OpcodeCount(nil), f.opcodes...))
-		s.Flows = append(s.Flows, fs)
-		addTotals(&s.Totals, f)
+		addTotals(&s.Totals, r.f)
 		s.Totals.Flows++
 	}
 	if anomalies {
@@ -296,10 +299,10 @@ func addTotals(t *Totals, f *Flow) {
 
 // flowSummary is f's summary, except what whole-capture and interval
 // summaries tell differently: FirstTS and Opcodes are the caller's.
-func (t *Tracker) flowSummary(f *Flow) FlowSummary {
+func flowSummary(f *Flow, names *addrNames) FlowSummary {
 	v4 := f.ipv4 && f.encap == EncapRoCEv2
 	fs := FlowSummary{
-		ID: f.id, Src: t.names.of(f.key.src, v4), Dst: t.names.of(f.key.dst, v4),
+		ID: f.id, Src: names.of(f.key.src, v4), Dst: names.of(f.key.dst, v4),
 		DestQP: f.key.qp, Encap: f.encap.String(), Transport: transportNames(f.transports),
 		Packets: f.packets, Bytes: f.bytes, PayloadBytes: f.payload, MaxPayload: f.maxPayload, Requests: f.requests,
 		Responses: f.responses, Messages: f.messages,

@@ -38,10 +38,13 @@ func (f *Flow) counters() flowCounters {
 }
 
 // touched is a flow active in the current interval and its state when the
-// interval first saw it.
+// interval first saw it. Its counters then are kept apart (touchLog.marks)
+// and only when they are not all zero: in a capture of many short-lived
+// QPs nearly every flow touched is new, and a log entry is 56 bytes, not
+// the 328 it was with the counters in it.
 type touched struct {
 	f           *Flow
-	mark        flowCounters
+	mark        uint32 // 1 + index of its counters in the log's marks; 0: none yet
 	opcodes     []OpcodeCount
 	firstTS     int64
 	firstPacket uint64
@@ -55,7 +58,10 @@ func (t *Tracker) touch(f *Flow, ts int64, pkt uint64, psn uint32) {
 		return
 	}
 	f.touchGen = t.gen
-	tc := touched{f: f, mark: f.counters(), firstTS: ts, firstPacket: pkt, firstPSN: psn}
+	tc := touched{f: f, firstTS: ts, firstPacket: pkt, firstPSN: psn}
+	if c := f.counters(); c != (flowCounters{}) {
+		tc.mark = t.touched.addMark(c)
+	}
 	if len(f.opcodes) > 0 {
 		tc.opcodes = slices.Clone(f.opcodes)
 	}
@@ -200,7 +206,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		if tc.f == nil {
 			return // evicted (untouch)
 		}
-		d := tc.f.counters().minus(tc.mark)
+		d := tc.f.counters().minus(t.touched.markOf(tc))
 		if d == (flowCounters{}) {
 			return
 		}
@@ -219,20 +225,22 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		return cmp.Compare(a.id, b.id)
 	})
 	s.Flows = make([]FlowSummary, len(keys))
-	for j, k := range keys {
-		tc := k.tc
-		d := tc.f.counters().minus(tc.mark)
-		fs := &s.Flows[j]
-		*fs = t.flowSummary(tc.f)
-		d.set(fs)
-		fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
-		fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)
-		fs.Gbps = 0
-		if s.DurationSec > 0 {
-			fs.Gbps = float64(d.bytes) * 8 / (s.DurationSec * 1e9)
+	t.fillFlows(len(keys), func(lo, hi int, names *addrNames) {
+		for j, k := range keys[lo:hi] {
+			tc := k.tc
+			d := tc.f.counters().minus(t.touched.markOf(tc))
+			fs := &s.Flows[lo+j]
+			*fs = flowSummary(tc.f, names)
+			d.set(fs)
+			fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
+			fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)
+			fs.Gbps = 0
+			if s.DurationSec > 0 {
+				fs.Gbps = float64(d.bytes) * 8 / (s.DurationSec * 1e9)
+			}
+			fs.Troubled = k.score > 0
 		}
-		fs.Troubled = k.score > 0
-	}
+	})
 	for _, an := range t.ivAnomalies {
 		s.Anomalies = append(s.Anomalies, an.format())
 	}
@@ -306,6 +314,31 @@ type touchLog struct {
 	chunks [][]touched
 	n      int
 	free   []uint32 // entries of evicted flows, to reuse
+	// marks are the counters of touched flows that had counted something
+	// before the interval (no pointers: the collector skips them), and
+	// freeMarks those of evicted flows, to reuse.
+	marks     []flowCounters
+	freeMarks []uint32
+}
+
+// addMark keeps c and returns its reference for touched.mark.
+func (l *touchLog) addMark(c flowCounters) uint32 {
+	if n := len(l.freeMarks); n > 0 {
+		m := l.freeMarks[n-1]
+		l.freeMarks = l.freeMarks[:n-1]
+		l.marks[m-1] = c
+		return m
+	}
+	l.marks = append(l.marks, c)
+	return uint32(len(l.marks))
+}
+
+// markOf returns tc's counters when the interval first saw it.
+func (l *touchLog) markOf(tc *touched) flowCounters {
+	if tc.mark == 0 {
+		return flowCounters{}
+	}
+	return l.marks[tc.mark-1]
 }
 
 // add puts tc in the log and returns its index.
@@ -339,10 +372,13 @@ func (t *Tracker) untouch(f *Flow) {
 		return
 	}
 	tc := t.touched.at(f.touchIdx)
-	d := f.counters().minus(tc.mark)
+	d := f.counters().minus(t.touched.markOf(tc))
 	if d != (flowCounters{}) {
 		d.addTo(&t.ivGone)
 		t.ivGone.Flows++
+	}
+	if tc.mark != 0 {
+		t.touched.freeMarks = append(t.touched.freeMarks, tc.mark)
 	}
 	*tc = touched{}
 	t.touched.free = append(t.touched.free, f.touchIdx)
@@ -361,6 +397,11 @@ func (l *touchLog) each(fn func(*touched)) {
 // needs are let go, so one burst does not pin its memory for the run.
 func (l *touchLog) reset() {
 	l.free = l.free[:0]
+	l.freeMarks = l.freeMarks[:0]
+	if cap(l.marks) > 2*max(len(l.marks), touchChunk) {
+		l.marks = nil // a burst's marks are not kept for the run
+	}
+	l.marks = l.marks[:0]
 	used := (l.n + touchChunk - 1) / touchChunk
 	for i := range l.chunks {
 		clear(l.chunks[i])
