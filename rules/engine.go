@@ -65,6 +65,10 @@ type Engine struct {
 	machine vm.VM       // reused: one allocation less per evaluation
 	memo    qpMemo      // a qp-scope condition's answers in this frame
 	failed  flowFailure // a flow-scope condition's error in this frame
+	cond    portCond    // evaluates port and priority conditions (portcond.go)
+	// condErrs are expr's errors where port and priority conditions
+	// fail, by the operation and its operands' types.
+	condErrs map[condFail]error
 	// slots are the params of the flow-scope condition slotsFor in frame
 	// slotsAt, as its quick test reads them.
 	slots    []paramSlot
@@ -161,7 +165,16 @@ func (e *Engine) Evaluate(f Frame) Result {
 			}
 			e.failed = flowFailure{armed: v.flowFails != nil && objs.base != nil && len(objs.flows) > 0 && v.flowFails(objs.base)}
 			it := objectIter{s: objs}
-			for o := it.next(); o != nil; o = it.next() {
+			for {
+				if v.qpQuick != nil {
+					// Most QPs are decided false by the quick test alone:
+					// passed over without making their object.
+					evaluated += it.skipFalseQPs(v.qpQuick, timers)
+				}
+				o := it.next()
+				if o == nil {
+					break
+				}
 				out, err := e.run(v, o, r.Params, memo)
 				if err != nil {
 					lastErr = err
@@ -225,6 +238,11 @@ func (e *Engine) run(v *Variant, o *object, params map[string]float64, memo bool
 			return t == yes, nil
 		}
 	}
+	if v.cond != nil {
+		if out, err, ok := e.runCond(v, o.prepare(params)); ok {
+			return out, err
+		}
+	}
 	if o.flow != nil && e.failed.armed {
 		// Fails on every flow of the frame (hostLetFails): the error of
 		// the first.
@@ -281,18 +299,7 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		en.evFor = evidenceOf{}
 	}
 	en.f.LastSeen = now
-	// The same QP as last time, for a template that reads only the QP:
-	// the same text.
-	var of evidenceOf
-	if v.qpEvidence {
-		if k, ok := o.memoKey(qpAll); ok {
-			of = evidenceOf{v, k}
-		}
-	}
-	if of.v == nil || en.evFor != of {
-		en.f.Evidence = render(&e.text, v.fastEvidence, o.prepare(r.Params))
-		en.evFor = of
-	}
+	e.setEvidence(en, r, v, o)
 	if en.frame != e.frame {
 		en.frame = e.frame
 		e.fired = append(e.fired, en)

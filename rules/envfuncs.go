@@ -139,9 +139,9 @@ func arity(name string, n int) bool {
 	return n == t.NumIn()-1
 }
 
-// fastEvidence parses evidence again and rewrites its calls of Env's
-// methods; nil when there is none to rewrite (or it cannot be parsed).
-func fastEvidence(id, evidence string) *template.Template {
+// fastEvidenceFuncs are the functions of fastEvidence's templates:
+// templateFuncs, and Env's methods named with a _.
+var fastEvidenceFuncs = func() template.FuncMap {
 	funcs := template.FuncMap{}
 	for k, f := range templateFuncs {
 		funcs[k] = f
@@ -149,7 +149,13 @@ func fastEvidence(id, evidence string) *template.Template {
 	for k, f := range envTemplateFuncs {
 		funcs["_"+k] = f
 	}
-	t, err := template.New(id).Option("missingkey=error").Funcs(funcs).Parse(evidence)
+	return funcs
+}()
+
+// fastEvidence parses evidence again and rewrites its calls of Env's
+// methods; nil when there is none to rewrite (or it cannot be parsed).
+func fastEvidence(id, evidence string) *template.Template {
+	t, err := template.New(id).Option("missingkey=error").Funcs(fastEvidenceFuncs).Parse(evidence)
 	if err != nil || len(t.Templates()) > 1 || t.Tree == nil {
 		return nil
 	}

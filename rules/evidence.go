@@ -13,7 +13,8 @@ import (
 // incident at fleet size can hold thousands of QPs in ERR, frame after
 // frame. When a qp-scope evidence template reads nothing but its QP
 // (qpOnlyEvidence), the engine renders it again only when the QP changed
-// (entry.evidenceOf): the text is the same otherwise.
+// (entry.evidenceOf): the text is the same otherwise. A port's evidence
+// is rendered in Go (evfast.go).
 
 // pureTemplateFuncs are the template functions whose result depends only
 // on their arguments: text/template's own (not call) and templateFuncs.
@@ -98,6 +99,27 @@ func qpOnlyArg(a parse.Node, inQP bool) bool {
 		return true
 	}
 	return false // variables ($ is the Env), and anything else
+}
+
+// setEvidence renders the evidence of v on o into en, unless its
+// template reads only the QP and en's text is of the same QP.
+func (e *Engine) setEvidence(en *entry, r *Rule, v *Variant, o *object) {
+	var of evidenceOf
+	if v.qpEvidence {
+		if k, ok := o.memoKey(qpAll); ok {
+			of = evidenceOf{v, k}
+		}
+	}
+	if of.v != nil && en.evFor == of {
+		return
+	}
+	env := o.prepare(r.Params)
+	if v.evProgram != nil {
+		en.f.Evidence = v.evProgram.render(&e.text, env)
+	} else {
+		en.f.Evidence = render(&e.text, v.fastEvidence, env)
+	}
+	en.evFor = of
 }
 
 // render executes t on env in buf (reused: rendering is most of the cost

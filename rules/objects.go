@@ -141,6 +141,33 @@ func (it *objectIter) next() *object {
 	return nil
 }
 
+// skipFalseQPs passes over the QPs, from the iterator's place on, that
+// quick decides false, doing what the engine does with a false answer
+// (their timers are dropped), and returns how many it passed. It stops at
+// the first QP quick does not decide false, which next returns.
+func (it *objectIter) skipFalseQPs(quick quickTest, timers map[string]timer) int {
+	s, n := it.s, 0
+	for ; it.i < len(s.qps); it.i++ {
+		q := &s.qps[it.i]
+		var evs []probes.Event
+		withEvents := it.ev < len(s.events) && s.events[it.ev].i == it.i
+		if withEvents {
+			evs = s.events[it.ev].evs
+		}
+		if quick(q, evs) != no {
+			break
+		}
+		if len(timers) > 0 {
+			delete(timers, qpID(q.Device, q.LQPN))
+		}
+		if withEvents {
+			it.ev++
+		}
+		n++
+	}
+	return n
+}
+
 // objects lists what a rule of scope is evaluated on.
 func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) *objectSet {
 	switch scope {

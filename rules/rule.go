@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
 )
@@ -112,6 +113,11 @@ type Variant struct {
 	qpReads qpField
 	// qpEvidence says that the evidence reads only the QP (evidence.go).
 	qpEvidence bool
+	// evProgram renders the evidence of a port or priority (evfast.go).
+	evProgram *evProgram
+	// cond is a port or priority condition, which the engine evaluates
+	// itself when it can (portcond.go).
+	cond ast.Node
 	// flowQuick is the fast path of a flow-scope condition: its plain
 	// tests compiled to Go (flowfast.go).
 	flowQuick  flowTest
@@ -145,6 +151,10 @@ func (r *Rule) buildVariants() []*Variant {
 		if v.Scope == ScopeQP {
 			v.qpQuick, v.qpReads = quickTestOf(v.program), qpReadsOf(v.program)
 			v.qpEvidence = qpOnlyEvidence(v.evidence)
+		}
+		if v.Scope == ScopePort || v.Scope == ScopePriority {
+			v.evProgram = evProgramOf(v.fastEvidence)
+			v.cond = condRoot(v.program)
 		}
 		if v.Scope == ScopeFlow {
 			v.flowQuick, v.flowParams = flowTestOf(v.program)
