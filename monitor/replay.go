@@ -164,11 +164,14 @@ type lookahead struct {
 // interval given.
 const maxLookahead = 16 << 20
 
+// lookaheadBlock is the size of the lookahead's copy blocks.
+const lookaheadBlock = 1 << 20
+
 // fill reads until the buffered packets span want nanoseconds, the
 // buffer is full, or the tape ends; it returns the span.
 func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 	var first, last int64
-	l.arena = make([]byte, 0, 1<<20) // grows by appending, up to maxLookahead
+	l.buf = make([]Record, 0, 1024)
 	for {
 		rec, err := l.tape.Next(ctx)
 		if err != nil {
@@ -177,7 +180,9 @@ func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 		}
 		if n := len(l.arena); n+len(rec.Data) > cap(l.arena) {
 			// A new block: the records already buffered keep theirs.
-			l.arena = make([]byte, 0, min(2*cap(l.arena), maxLookahead))
+			// Blocks of one size: doubling ones allocated (and the
+			// kernel mapped) twice what was buffered.
+			l.arena = make([]byte, 0, max(lookaheadBlock, len(rec.Data)))
 		}
 		n := len(l.arena)
 		l.arena = append(l.arena, rec.Data...)
