@@ -75,7 +75,16 @@ func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, er
 	iv := int64(r.cfg.Interval)
 	if r.cfg.AutoInterval {
 		// Damage within the lookahead surfaces after the packets before it.
-		if span := la.fill(ctx, 4*iv); la.eof && span < 4*iv {
+		span, eof := int64(0), false
+		if p, ok := tape.(spanPeeker); ok {
+			span, eof, ok = p.PeekSpan(4 * iv)
+			if !ok {
+				span, eof = la.fill(ctx, 4*iv), la.eof
+			}
+		} else {
+			span, eof = la.fill(ctx, 4*iv), la.eof
+		}
+		if eof && span < 4*iv {
 			iv = autoStep(span)
 		}
 	}
@@ -154,7 +163,6 @@ type lookahead struct {
 	tape  Tape
 	buf   []Record
 	arena []byte // the copies, back to back in blocks: not one allocation per packet
-	size  int    // bytes copied
 	eof   bool
 	err   error
 }
@@ -167,10 +175,41 @@ const maxLookahead = 16 << 20
 // lookaheadBlock is the size of the lookahead's copy blocks.
 const lookaheadBlock = 1 << 20
 
+// spanPeeker is implemented by tapes that can tell the span of their
+// first packets without being read (a file read again from a second
+// handle): the span spanMeter measures, and whether the packets ended
+// within it. ok false: it cannot, and the tape is to be buffered.
+type spanPeeker interface {
+	PeekSpan(want int64) (span int64, eof, ok bool)
+}
+
+// spanMeter measures the first packets of a capture for the automatic
+// interval: until they span want nanoseconds or fill the lookahead's
+// budget.
+type spanMeter struct {
+	want, first, last int64
+	n                 int
+	size              int
+}
+
+// add counts rec and says whether enough has been seen.
+func (m *spanMeter) add(rec *Record) bool {
+	ts := rec.CI.Timestamp.UnixNano()
+	if m.n == 0 {
+		m.first = ts
+	}
+	m.n++
+	m.size += len(rec.Data)
+	m.last = max(m.last, ts)
+	return m.last-m.first >= m.want || m.size+m.n*64 >= maxLookahead
+}
+
+func (m *spanMeter) span() int64 { return m.last - m.first }
+
 // fill reads until the buffered packets span want nanoseconds, the
 // buffer is full, or the tape ends; it returns the span.
 func (l *lookahead) fill(ctx context.Context, want int64) int64 {
-	var first, last int64
+	m := spanMeter{want: want}
 	l.buf = make([]Record, 0, 1024)
 	for {
 		rec, err := l.tape.Next(ctx)
@@ -187,18 +226,12 @@ func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 		n := len(l.arena)
 		l.arena = append(l.arena, rec.Data...)
 		rec.Data = l.arena[n:len(l.arena):len(l.arena)]
-		l.size += len(rec.Data)
 		l.buf = append(l.buf, rec)
-		ts := rec.CI.Timestamp.UnixNano()
-		if len(l.buf) == 1 {
-			first = ts
-		}
-		last = max(last, ts)
-		if last-first >= want || l.size+len(l.buf)*64 >= maxLookahead {
+		if m.add(&rec) {
 			break
 		}
 	}
-	return last - first
+	return m.span()
 }
 
 // Next returns the buffered records, then the tape's.

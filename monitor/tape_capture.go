@@ -2,14 +2,19 @@ package monitor
 
 import (
 	"context"
+	"os"
 
 	"github.com/rdmatop/rdmatop/capture"
 )
 
-// CaptureTape plays a capture file (pcap or pcapng, plain or gzip).
+// CaptureTape plays a capture file (pcap or pcapng, plain or gzip). Its
+// packets are read ahead on a goroutine of their own (prefetch.go) from
+// the first Next to Close.
 type CaptureTape struct {
-	src *capture.FileSource
-	n   int
+	src    *capture.FileSource
+	n      int
+	ahead  *prefetch
+	closed bool
 }
 
 // OpenCapture opens a capture file as a tape.
@@ -31,15 +36,26 @@ func (t *CaptureTape) Next(ctx context.Context) (Record, error) {
 			return Record{}, err
 		}
 	}
-	data, ci, link, err := t.src.ReadPacket()
-	if err != nil {
-		return Record{}, err
+	if t.closed {
+		return Record{}, errTapeClosed
 	}
-	return Record{Data: data, CI: ci, Link: link}, nil
+	if t.ahead == nil {
+		t.ahead = startPrefetch(t.src)
+	}
+	return t.ahead.nextRecord()
 }
 
-// Close closes the file.
-func (t *CaptureTape) Close() error { return t.src.Close() }
+// Close stops reading and closes the file.
+func (t *CaptureTape) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	if t.ahead != nil {
+		t.ahead.close()
+	}
+	return t.src.Close()
+}
 
 // Progress returns the bytes of the file read so far and its size.
 func (t *CaptureTape) Progress() (done, total int64) { return t.src.Progress() }
@@ -48,4 +64,33 @@ func (t *CaptureTape) Progress() (done, total int64) { return t.src.Progress() }
 func (t *CaptureTape) Describe(s *capture.Summary) {
 	s.File, s.Format, s.Compressed = t.src.Path, string(t.src.Format), t.src.Compressed
 	s.LinkType, s.Snaplen = capture.LinkName(t.src.LinkType()), t.src.Snaplen
+}
+
+// PeekSpan measures the file's first packets (spanMeter) from a second
+// handle on it, so that the replay need not copy them aside to read them
+// twice: the lookahead's 16 MB of copies cost more than reading them again
+// where the kernel's page faults are slow. A compressed file or one that
+// is not a regular file (a pipe cannot be read twice) is not peeked.
+func (t *CaptureTape) PeekSpan(want int64) (span int64, eof, ok bool) {
+	if t.src.Compressed || t.ahead != nil {
+		return 0, false, false
+	}
+	if st, err := os.Stat(t.src.Path); err != nil || !st.Mode().IsRegular() {
+		return 0, false, false
+	}
+	src, err := capture.OpenFile(t.src.Path)
+	if err != nil {
+		return 0, false, false
+	}
+	defer src.Close()
+	m := spanMeter{want: want}
+	for {
+		data, ci, _, err := src.ReadPacket()
+		if err != nil {
+			return m.span(), true, true // the end, or damage: as the lookahead
+		}
+		if m.add(&Record{Data: data, CI: ci}) {
+			return m.span(), false, true
+		}
+	}
 }
