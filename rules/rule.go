@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -283,19 +282,6 @@ func parseFile(name string, data []byte) ([]*Rule, error) {
 		out = append(out, &r)
 	}
 	return out, errors.Join(errs...)
-}
-
-// decodeStrict decodes n into r, refusing unknown keys (a typo in a rule
-// must not silently disable a part of it).
-func decodeStrict(n *yaml.Node, r *Rule) error {
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	if err := enc.Encode(n); err != nil {
-		return err
-	}
-	dec := yaml.NewDecoder(&buf)
-	dec.KnownFields(true)
-	return dec.Decode(r)
 }
 
 func lineOf(n *yaml.Node, key string, def int) int {
