@@ -58,17 +58,7 @@ func fleetSnapshot(nQPs, errEvery int, memlock bool) *probes.Snapshot {
 // benchEvaluate evaluates the built-in pack on snap, one second later each
 // time (the same objects tick after tick, as in a live run).
 func benchEvaluate(b *testing.B, snap *probes.Snapshot) {
-	p, err := Default()
-	if err != nil {
-		b.Fatal(err)
-	}
-	e := NewEngine(p)
-	e.IgnoreFor = true
-	b.ReportAllocs()
-	for b.Loop() {
-		snap.Time = snap.Time.Add(time.Second)
-		e.Evaluate(Frame{Time: snap.Time, Snapshot: snap})
-	}
+	benchSnapshot(b, snap, func(*probes.Counter) bool { return false }, false)
 }
 
 // BenchmarkEvaluatePack evaluates the whole built-in pack on a frame with

@@ -265,24 +265,18 @@ func (c *portCond) binary(n *ast.BinaryNode) (cVal, cStatus) {
 // expr does: ints stay ints, but for /; an int meeting a float is a float.
 func arith(op string, l, r cVal) cVal {
 	if l.k == cInt && r.k == cInt && op != "/" {
-		a, b := l.i, r.i
-		switch op {
-		case "<":
-			return cVal{k: cBool, b: a < b}
-		case ">":
-			return cVal{k: cBool, b: a > b}
-		case "<=":
-			return cVal{k: cBool, b: a <= b}
-		case ">=":
-			return cVal{k: cBool, b: a >= b}
-		case "+":
-			return cVal{k: cInt, i: a + b}
-		case "-":
-			return cVal{k: cInt, i: a - b}
-		}
-		return cVal{k: cInt, i: a * b}
+		return applyOp(op, l.i, r.i, func(v int) cVal { return cVal{k: cInt, i: v} })
 	}
 	a, b := l.float(), r.float()
+	if op == "/" {
+		return cVal{k: cFloat, f: a / b}
+	}
+	return applyOp(op, a, b, func(v float64) cVal { return cVal{k: cFloat, f: v} })
+}
+
+// applyOp applies <, >, <=, >=, +, - or * to two numbers of one type: a
+// truth, or a number made by num.
+func applyOp[T int | float64](op string, a, b T, num func(T) cVal) cVal {
 	switch op {
 	case "<":
 		return cVal{k: cBool, b: a < b}
@@ -293,13 +287,11 @@ func arith(op string, l, r cVal) cVal {
 	case ">=":
 		return cVal{k: cBool, b: a >= b}
 	case "+":
-		return cVal{k: cFloat, f: a + b}
+		return num(a + b)
 	case "-":
-		return cVal{k: cFloat, f: a - b}
-	case "*":
-		return cVal{k: cFloat, f: a * b}
+		return num(a - b)
 	}
-	return cVal{k: cFloat, f: a / b}
+	return num(a * b)
 }
 
 // equal is expr's ==: numbers by value, nil only to nil, values of other
