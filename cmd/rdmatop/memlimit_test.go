@@ -27,15 +27,37 @@ func TestMemoryLimit(t *testing.T) {
 	}
 }
 
-func TestSetMemoryLimit(t *testing.T) {
+// A GOGC the user set stands beside the limit rdmatop sets.
+func TestSetMemoryLimitKeepsGOGC(t *testing.T) {
 	prev := debug.SetMemoryLimit(math.MaxInt64)
 	defer debug.SetMemoryLimit(prev)
+	prevGC := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prevGC)
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		t.Skip("GOMEMLIMIT is set in this environment")
 	}
+	t.Setenv("GOGC", "100")
+	setMemoryLimit(1000)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC=100 set, the GC percent became %d", got)
+	}
+}
+
+func TestSetMemoryLimit(t *testing.T) {
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	prevGC := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prevGC)
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set in this environment")
+	}
+	_, gogc := os.LookupEnv("GOGC")
 	setMemoryLimit(1000)
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
 		t.Errorf("limit %d, want %d", got, memoryLimit(1000))
+	}
+	if got := debug.SetGCPercent(100); !gogc && got != gcPercent {
+		t.Errorf("GC percent %d, want %d", got, gcPercent)
 	}
 	setMemoryLimit(65536) // already set: kept
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
