@@ -144,35 +144,34 @@ type WireEnv struct {
 // Rate returns the per-second rate of the scope port's counter name
 // (canonical, or native when it has no canonical name), or nil.
 func (e Env) Rate(name string) any {
-	for i := range e.counters {
-		if c := &e.counters[i]; c.Name == name || c.Native == name {
-			if c.Rate == nil {
-				return nil
-			}
-			return *c.Rate
-		}
+	if c := firstCounter(e.counters, name); c != nil && c.Rate != nil {
+		return *c.Rate
 	}
 	return nil
 }
 
 // Delta returns the counter's increase since the previous sample, or nil.
 func (e Env) Delta(name string) any {
-	for i := range e.counters {
-		if c := &e.counters[i]; c.Name == name || c.Native == name {
-			if c.Delta == nil {
-				return nil
-			}
-			return float64(*c.Delta)
-		}
+	if c := firstCounter(e.counters, name); c != nil && c.Delta != nil {
+		return float64(*c.Delta)
 	}
 	return nil
 }
 
 // Value returns the counter's raw reading, or nil.
 func (e Env) Value(name string) any {
-	for i := range e.counters {
-		if c := &e.counters[i]; c.Name == name || c.Native == name {
-			return float64(c.Value)
+	if c := firstCounter(e.counters, name); c != nil {
+		return float64(c.Value)
+	}
+	return nil
+}
+
+// firstCounter is the counter Env's methods read for name: the first
+// whose canonical or native name it is, nil when the port has none.
+func firstCounter(cs []probes.Counter, name string) *probes.Counter {
+	for i := range cs {
+		if c := &cs[i]; c.Name == name || c.Native == name {
+			return c
 		}
 	}
 	return nil
