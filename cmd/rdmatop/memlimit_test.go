@@ -29,13 +29,7 @@ func TestMemoryLimit(t *testing.T) {
 
 // A GOGC the user set stands beside the limit rdmatop sets.
 func TestSetMemoryLimitKeepsGOGC(t *testing.T) {
-	prev := debug.SetMemoryLimit(math.MaxInt64)
-	defer debug.SetMemoryLimit(prev)
-	prevGC := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(prevGC)
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
-		t.Skip("GOMEMLIMIT is set in this environment")
-	}
+	freshGC(t)
 	t.Setenv("GOGC", "100")
 	setMemoryLimit(1000)
 	if got := debug.SetGCPercent(100); got != 100 {
@@ -44,23 +38,32 @@ func TestSetMemoryLimitKeepsGOGC(t *testing.T) {
 }
 
 func TestSetMemoryLimit(t *testing.T) {
-	prev := debug.SetMemoryLimit(math.MaxInt64)
-	defer debug.SetMemoryLimit(prev)
-	prevGC := debug.SetGCPercent(100)
-	defer debug.SetGCPercent(prevGC)
-	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
-		t.Skip("GOMEMLIMIT is set in this environment")
-	}
-	_, gogc := os.LookupEnv("GOGC")
+	freshGC(t)
 	setMemoryLimit(1000)
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
 		t.Errorf("limit %d, want %d", got, memoryLimit(1000))
 	}
-	if got := debug.SetGCPercent(100); !gogc && got != gcPercent {
+	if got := debug.SetGCPercent(100); got != gcPercent {
 		t.Errorf("GC percent %d, want %d", got, gcPercent)
 	}
 	setMemoryLimit(65536) // already set: kept
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
 		t.Errorf("a second call changed the limit to %d", got)
+	}
+}
+
+// freshGC gives a test the garbage collector as a process starts with
+// neither GOMEMLIMIT nor GOGC set (no limit, GOGC 100), and restores
+// the settings and the environment afterwards.
+func freshGC(t *testing.T) {
+	t.Helper()
+	prev, prevGC := debug.SetMemoryLimit(math.MaxInt64), debug.SetGCPercent(100)
+	t.Cleanup(func() {
+		debug.SetMemoryLimit(prev)
+		debug.SetGCPercent(prevGC)
+	})
+	for _, v := range []string{"GOMEMLIMIT", "GOGC"} {
+		t.Setenv(v, "") // restored at the end
+		os.Unsetenv(v)
 	}
 }
