@@ -1,0 +1,203 @@
+// Package wiretruth says what the network did to every RoCEv2 packet that
+// crossed an impairment, from two captures taken on either side of it.
+//
+// It is the independent half of the wire-truth campaign (issue 17): it
+// matches packets by their bytes, never by rdmatop's PSN logic, so that
+// capture/'s analysis can be checked against it. A packet seen upstream
+// and never downstream was lost; seen downstream more often than upstream,
+// duplicated; downstream after a packet its sender sent later, reordered;
+// downstream with other bytes, corrupted; with ECN CE only downstream,
+// marked. The few header fields it reads (addresses, the BTH's opcode,
+// destination QP and PSN, the AETH syndrome) only group packets into flows
+// and name them; the PSN is used to name a packet and to tie a resend to
+// the NAK that asked for it, never to decide whether it was lost.
+package wiretruth
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"net/netip"
+	"os"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// roceV2Port is the IANA UDP destination port of RoCEv2.
+const roceV2Port = 4791
+
+// Packet is one captured RoCEv2 frame.
+type Packet struct {
+	TS      int64 // capture time, ns since the epoch
+	Len     int   // length on the wire
+	Src     netip.Addr
+	Dst     netip.Addr
+	DstQP   uint32
+	Opcode  uint8
+	PSN     uint32
+	ECN     uint8  // the IP ECN codepoint (3: CE)
+	AETH    uint8  // the AETH syndrome byte of an acknowledgement, else 0
+	HasAETH bool   // the opcode carries an AETH
+	Key     uint64 // hash of the bytes from the IP header on, ECN and IP checksum masked
+	// Content hashes the same bytes without the IPv4 identification and
+	// the ICRC (which covers it): a sender that builds a resend afresh
+	// gives it a new identification (Soft-RoCE does), a network that copies
+	// a frame does not. Key tells copies apart, Content finds resends.
+	Content uint64
+	// Norm is the masked bytes the key hashes, kept to tell a corrupted
+	// copy from an unrelated packet.
+	Norm []byte
+}
+
+// Flow names the packets of one sender to one destination QP.
+type Flow struct {
+	Src, Dst netip.Addr
+	DstQP    uint32
+}
+
+func (p *Packet) flow() Flow { return Flow{p.Src, p.Dst, p.DstQP} }
+
+// ReadPcap reads the RoCEv2 packets of a pcap or pcapng file with full
+// frames (a truncated frame cannot show corruption past its cut, so it is
+// refused).
+func ReadPcap(path string) ([]Packet, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var src gopacket.PacketDataSource
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		if _, serr := f.Seek(0, io.SeekStart); serr != nil {
+			return nil, serr
+		}
+		ng, nerr := pcapgo.NewNgReader(f, pcapgo.DefaultNgReaderOptions)
+		if nerr != nil {
+			return nil, fmt.Errorf("%s: neither pcap (%v) nor pcapng (%v)", path, err, nerr)
+		}
+		src = ng
+	} else {
+		src = r
+	}
+	var out []Packet
+	for n := 1; ; n++ {
+		data, ci, err := src.ReadPacketData()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, fmt.Errorf("%s: record %d: %w", path, n, err)
+		}
+		if ci.CaptureLength < ci.Length {
+			return out, fmt.Errorf("%s: record %d cut at %d of %d bytes: wiretruth needs full frames (tcpdump -s 0)", path, n, ci.CaptureLength, ci.Length)
+		}
+		p, ok := parse(data)
+		if !ok {
+			continue
+		}
+		p.TS = ci.Timestamp.UnixNano()
+		p.Len = ci.Length
+		out = append(out, p)
+	}
+}
+
+// parse decodes Ethernet (optionally 802.1Q), IPv4 or IPv6, UDP 4791 and
+// the BTH; ok is false for anything else.
+func parse(b []byte) (Packet, bool) {
+	var p Packet
+	if len(b) < 14 {
+		return p, false
+	}
+	et := layers.EthernetType(binary.BigEndian.Uint16(b[12:14]))
+	l3 := b[14:]
+	if et == layers.EthernetTypeDot1Q && len(l3) >= 4 {
+		et = layers.EthernetType(binary.BigEndian.Uint16(l3[2:4]))
+		l3 = l3[4:]
+	}
+	var udp []byte
+	norm := make([]byte, len(l3))
+	copy(norm, l3)
+	switch et {
+	case layers.EthernetTypeIPv4:
+		if len(l3) < 20 || l3[0]>>4 != 4 || l3[9] != uint8(layers.IPProtocolUDP) {
+			return p, false
+		}
+		ihl := int(l3[0]&0x0f) * 4
+		if ihl < 20 || len(l3) < ihl+8 {
+			return p, false
+		}
+		p.ECN = l3[1] & 3
+		p.Src, _ = netip.AddrFromSlice(l3[12:16])
+		p.Dst, _ = netip.AddrFromSlice(l3[16:20])
+		norm[1] &^= 3             // ECN: a marking switch rewrites it
+		norm[10], norm[11] = 0, 0 // the header checksum follows it
+		udp = l3[ihl:]
+	case layers.EthernetTypeIPv6:
+		if len(l3) < 48 || l3[6] != uint8(layers.IPProtocolUDP) {
+			return p, false
+		}
+		p.ECN = (l3[1] >> 4) & 3
+		p.Src, _ = netip.AddrFromSlice(l3[8:24])
+		p.Dst, _ = netip.AddrFromSlice(l3[24:40])
+		norm[1] &^= 0x30
+		udp = l3[40:]
+	default:
+		return p, false
+	}
+	if len(udp) < 8+12 || binary.BigEndian.Uint16(udp[2:4]) != roceV2Port {
+		return p, false
+	}
+	bth := udp[8:]
+	p.Opcode = bth[0]
+	p.DstQP = uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7])
+	p.PSN = uint32(bth[9])<<16 | uint32(bth[10])<<8 | uint32(bth[11])
+	if hasAETH(p.Opcode) && len(bth) >= 13 {
+		p.HasAETH, p.AETH = true, bth[12]
+	}
+	h := fnv.New64a()
+	h.Write(norm)
+	p.Key = h.Sum64()
+	p.Norm = norm
+	content := norm[:len(norm)-min(4, len(udp)-20)]
+	if et == layers.EthernetTypeIPv4 {
+		content = append([]byte(nil), content...)
+		content[4], content[5] = 0, 0
+	}
+	h.Reset()
+	h.Write(content)
+	p.Content = h.Sum64()
+	return p, true
+}
+
+// hasAETH: the RC and XRC opcodes that carry an AETH right after the BTH
+// (IBTA vol. 1 table 38): READ RESPONSE First, Last and Only, ACKNOWLEDGE
+// and ATOMIC ACKNOWLEDGE.
+func hasAETH(op uint8) bool {
+	if op>>5 != 0 && op>>5 != 5 { // RC (000) and XRC (101) only
+		return false
+	}
+	switch op & 0x1f {
+	case 0x0d, 0x0f, 0x10, 0x11, 0x12:
+		return true
+	}
+	return false
+}
+
+// isRequest: an opcode a requester sends (SEND, WRITE, READ request,
+// atomics), as opposed to the responses its peer returns. CNPs (0x81) are
+// neither.
+func isRequest(op uint8) bool {
+	if op == 0x81 {
+		return false
+	}
+	switch op & 0x1f {
+	case 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12:
+		return false
+	}
+	return true
+}

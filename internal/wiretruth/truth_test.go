@@ -1,0 +1,169 @@
+package wiretruth
+
+import (
+	"encoding/binary"
+	"reflect"
+	"testing"
+)
+
+// frame builds an Ethernet/IPv4/UDP 4791/BTH frame with a 64-byte
+// payload and a 4-byte ICRC stand-in that depends on the IP
+// identification, as a real ICRC does.
+func frame(src, dst byte, id uint16, op uint8, qp, psn uint32, payload byte) []byte {
+	b := make([]byte, 14+20+8+12+64+4)
+	binary.BigEndian.PutUint16(b[12:], 0x0800)
+	ip := b[14:]
+	ip[0] = 0x45
+	ip[1] = 0x02 // ECT(0)
+	binary.BigEndian.PutUint16(ip[2:], uint16(len(ip)))
+	binary.BigEndian.PutUint16(ip[4:], id)
+	ip[6] = 0x40
+	ip[8], ip[9] = 64, 17
+	copy(ip[12:], []byte{10, 0, 0, src})
+	copy(ip[16:], []byte{10, 0, 0, dst})
+	udp := ip[20:]
+	binary.BigEndian.PutUint16(udp[0:], 50000)
+	binary.BigEndian.PutUint16(udp[2:], 4791)
+	bth := udp[8:]
+	bth[0] = op
+	bth[5], bth[6], bth[7] = byte(qp>>16), byte(qp>>8), byte(qp)
+	bth[9], bth[10], bth[11] = byte(psn>>16), byte(psn>>8), byte(psn)
+	for i := 12; i < 12+64; i++ {
+		bth[i] = payload
+	}
+	binary.BigEndian.PutUint32(bth[12+64:], uint32(id)*2654435761)
+	return b
+}
+
+type wire struct {
+	t      *testing.T
+	up, dn []Packet
+	id     uint16
+	now    int64
+}
+
+func (w *wire) pkt(b []byte, ts int64) Packet {
+	p, ok := parse(b)
+	if !ok {
+		w.t.Fatal("frame did not parse")
+	}
+	p.TS, p.Len = ts, len(b)
+	return p
+}
+
+// send puts a request from 10.0.0.1 on the upstream side and returns its
+// frame; deliver puts a frame downstream 10 µs later (plus extra).
+func (w *wire) send(psn uint32) []byte {
+	w.id++
+	w.now += 1000
+	b := frame(1, 2, w.id, 0x0a, 7, psn, byte(psn))
+	w.up = append(w.up, w.pkt(b, w.now))
+	return b
+}
+
+func (w *wire) deliver(b []byte, extra int64) {
+	w.dn = append(w.dn, w.pkt(b, w.up[len(w.up)-1].TS+10_000+extra))
+}
+
+// nak puts the responder's PSN sequence error NAK for psn on both sides
+// (it travels back unimpaired).
+func (w *wire) nak(psn uint32) {
+	w.now += 1000
+	b := frame(2, 1, 900+w.id, 0x11, 3, psn, 0)
+	b[14+20+8+12] = 0x60 // AETH syndrome: NAK, PSN sequence error
+	w.dn = append(w.dn, w.pkt(b, w.now))
+	w.now += 10_000
+	w.up = append(w.up, w.pkt(b, w.now))
+}
+
+func TestAnalyzeKnownFates(t *testing.T) {
+	w := &wire{t: t}
+	var f [10][]byte
+	for psn := range uint32(10) {
+		f[psn] = w.send(psn)
+		switch psn {
+		case 1:
+			ce := append([]byte(nil), f[psn]...)
+			ce[14+1] |= 3 // marked CE on the way
+			w.deliver(ce, 0)
+		case 3: // lost
+		case 5:
+			w.deliver(f[psn], 0)
+			w.deliver(f[psn], 1) // copied on the way
+		case 7:
+			w.deliver(f[psn], 1500) // held back: arrives after 8
+		default:
+			w.deliver(f[psn], 0)
+		}
+	}
+	sortByTS(w.dn)
+	w.nak(3)
+	for psn := uint32(3); psn < 10; psn++ { // go-back-N from 3, new IP IDs
+		b := w.send(psn)
+		if psn == 9 {
+			b = append([]byte(nil), b...)
+			b[14+20+8+12+10] ^= 0x10 // one bit flipped in the payload
+		}
+		w.deliver(b, 0)
+	}
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var req *FlowTruth
+	for i := range tr.Flows {
+		if tr.Flows[i].Kind == "requests" {
+			req = &tr.Flows[i]
+		}
+	}
+	if req == nil || req.Upstream != "a" {
+		t.Fatalf("no request flow with upstream a: %+v", tr.Flows)
+	}
+	want := FlowTruth{Sent: 17, Delivered: 15, Lost: 1, Corrupted: 1, Duplicated: 1, Reordered: 1,
+		MaxOvertaken: 1, CEMarked: 1, Resent: 7, Episodes: EpisodeCount{NAK: 1}}
+	got := *req
+	got.Src, got.Dst, got.DstQP, got.Kind, got.Upstream, got.Downstream, got.DelayNs, got.Seen = "", "", 0, "", "", "", DelayStats{}, nil
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("flow truth\n got %+v\nwant %+v", got, want)
+	}
+	// Downstream: one hole (3, first sent before 4..9 arrived), the copy,
+	// the late 7, and the resends 3..9 (3 fills the hole, 4..9 were seen).
+	if o := req.Seen["b"]; o != (Observed{Packets: 17, Missing: 1, Duplicates: 1, OutOfOrder: 1, Resent: 7}) {
+		t.Errorf("downstream observed %+v", o)
+	}
+	if o := req.Seen["a"]; o != (Observed{Packets: 17, Resent: 7}) {
+		t.Errorf("upstream observed %+v", o)
+	}
+}
+
+// A lost packet whose resend arrives before anything sent after it leaves
+// no hole, and the resend looks like a first sending downstream.
+func TestAnalyzeTailLossNoHole(t *testing.T) {
+	w := &wire{t: t}
+	for psn := range uint32(4) {
+		b := w.send(psn)
+		if psn != 3 {
+			w.deliver(b, 0)
+		}
+	}
+	w.deliver(w.send(3), 0) // the timer resends the lost tail
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tr.Flows[0]
+	if f.Lost != 1 || f.Resent != 1 || f.Episodes.Timer != 1 {
+		t.Errorf("lost %d resent %d episodes %+v", f.Lost, f.Resent, f.Episodes)
+	}
+	if o := f.Seen["b"]; o != (Observed{Packets: 4}) {
+		t.Errorf("downstream observed %+v, want 4 packets and nothing else", o)
+	}
+}
+
+func sortByTS(p []Packet) {
+	for i := 1; i < len(p); i++ {
+		for j := i; j > 0 && p[j].TS < p[j-1].TS; j-- {
+			p[j], p[j-1] = p[j-1], p[j]
+		}
+	}
+}
