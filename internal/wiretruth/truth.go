@@ -19,6 +19,9 @@ type Truth struct {
 type CaptureInfo struct {
 	Name    string `json:"name"`
 	Packets int    `json:"roce_packets"`
+	// Unmatched: packets here that match nothing on the other side, not
+	// even as a corrupted copy (0 in a sound run).
+	Unmatched int `json:"unmatched"`
 }
 
 // FlowTruth is one flow (a sender, a destination and its QP): what the
@@ -103,7 +106,7 @@ type Event struct {
 // the packets both captures hold: a sender's packets are seen first on
 // its own side.
 func Analyze(nameA string, a []Packet, nameB string, b []Packet) (*Truth, error) {
-	t := &Truth{Captures: []CaptureInfo{{nameA, len(a)}, {nameB, len(b)}}}
+	t := &Truth{Captures: []CaptureInfo{{Name: nameA, Packets: len(a)}, {Name: nameB, Packets: len(b)}}}
 	senders := map[string]bool{}
 	for _, p := range a {
 		senders[p.Src.String()] = true
@@ -116,19 +119,55 @@ func Analyze(nameA string, a []Packet, nameB string, b []Packet) (*Truth, error)
 		names = append(names, s)
 	}
 	slices.Sort(names)
+	// A sender with no packet in both captures is a corrupted source
+	// address (or traffic only one side saw): its packets are strays,
+	// offered to every direction downstream of where they were captured
+	// as corrupted copies of a lost packet.
+	var dirs []*direction
+	var upNames, downNames []string
+	stray := map[string][]int{nameA: nil, nameB: nil}
 	for _, s := range names {
 		ia, ib := indicesOf(a, s), indicesOf(b, s)
-		up, down, upName, downName := a, b, nameA, nameB
-		upIdx, downIdx := ia, ib
-		if aFirst, ok := seenFirst(a, ia, b, ib); !ok {
-			return nil, fmt.Errorf("sender %s: the two captures share none of its packets; are they of the same traffic?", s)
-		} else if !aFirst {
-			up, down, upName, downName = b, a, nameB, nameA
-			upIdx, downIdx = ib, ia
+		aFirst, ok := seenFirst(a, ia, b, ib)
+		if !ok {
+			stray[nameA] = append(stray[nameA], ia...)
+			stray[nameB] = append(stray[nameB], ib...)
+			continue
 		}
-		d := &direction{up: up, down: down, upIdx: upIdx, downIdx: downIdx}
+		d := &direction{up: a, down: b, upIdx: ia, downIdx: ib}
+		upName, downName := nameA, nameB
+		if !aFirst {
+			d = &direction{up: b, down: a, upIdx: ib, downIdx: ia}
+			upName, downName = nameB, nameA
+		}
+		dirs = append(dirs, d)
+		upNames, downNames = append(upNames, upName), append(downNames, downName)
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("the two captures share no packet: are they of the same traffic?")
+	}
+	for i, d := range dirs {
+		d.downIdx = append(d.downIdx, stray[downNames[i]]...)
+		slices.SortFunc(d.downIdx, func(x, y int) int { return cmp.Compare(d.down[x].TS, d.down[y].TS) })
 		d.match()
-		t.addFlows(d, upName, downName)
+	}
+	claimed := map[string]map[int]bool{nameA: {}, nameB: {}}
+	for i, d := range dirs {
+		for pos, f := range d.downFate {
+			if f == Corrupted {
+				claimed[downNames[i]][d.downIdx[pos]] = true
+			}
+		}
+	}
+	for i, d := range dirs {
+		t.addFlows(d, upNames[i], downNames[i])
+		for pos, f := range d.downFate {
+			if f == Orphan && !claimed[downNames[i]][d.downIdx[pos]] {
+				c := &t.Captures[slices.IndexFunc(t.Captures, func(c CaptureInfo) bool { return c.Name == downNames[i] })]
+				c.Unmatched++
+				claimed[downNames[i]][d.downIdx[pos]] = true // count a stray once
+			}
+		}
 	}
 	return t, nil
 }
@@ -235,7 +274,9 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 	for pos, i := range d.upIdx {
 		p := &d.up[i]
 		fa := acc(p)
-		fa.upPos = append(fa.upPos, pos)
+		if tracked(p.Opcode) {
+			fa.upPos = append(fa.upPos, pos)
+		}
 		fa.ft.Sent++
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
@@ -286,6 +327,9 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 	for fi, k := range order {
 		fa := flows[k]
 		ft := &fa.ft
+		if len(fa.kinds) > 1 {
+			delete(fa.kinds, "acks") // a responder's flow: its READ responses and its ACKs
+		}
 		kinds := make([]string, 0, len(fa.kinds))
 		for s := range fa.kinds {
 			kinds = append(kinds, s)
@@ -295,7 +339,12 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 		if len(kinds) > 1 {
 			ft.Kind = "mixed"
 		}
-		upObs := Observed{Packets: ft.Sent, Resent: ft.Resent}
+		upObs := Observed{Packets: uint64(len(fa.upPos))}
+		for _, pos := range fa.upPos {
+			if resent[pos] {
+				upObs.Resent++
+			}
+		}
 		downObs := d.observeDown(fa.upPos, resent, func(pos int, what string, over uint64, downTS int64) {
 			p := &d.up[d.upIdx[pos]]
 			t.Events = append(t.Events, Event{Flow: len(t.Flows) + fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})
@@ -427,10 +476,31 @@ func (d *direction) observeDown(upPos []int, resent []bool, event func(pos int, 
 	return o
 }
 
+// tracked: the packets whose PSNs form a stream an analyser can follow,
+// and so the ones Observed counts: requests of the connected transports
+// (RC, UC, XRC) and READ responses. Acknowledgements are coalesced (a
+// skipped ACK PSN is no loss), UD and RD mix senders' PSN spaces.
+func tracked(op uint8) bool {
+	switch op >> 5 {
+	case 0, 1, 5: // RC, UC, XRC
+	default:
+		return false
+	}
+	switch op & 0x1f {
+	case 0x11, 0x12: // ACKNOWLEDGE, ATOMIC ACKNOWLEDGE
+		return false
+	}
+	return true
+}
+
 func kindOf(op uint8) string {
 	switch {
 	case op == 0x81:
 		return "cnp"
+	case op>>5 == 3:
+		return "ud"
+	case op&0x1f == 0x11 || op&0x1f == 0x12:
+		return "acks"
 	case isRequest(op):
 		return "requests"
 	}
