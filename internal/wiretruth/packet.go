@@ -42,6 +42,10 @@ type Packet struct {
 	ECN     uint8  // the IP ECN codepoint (3: CE)
 	AETH    uint8  // the AETH syndrome byte of an acknowledgement, else 0
 	HasAETH bool   // the opcode carries an AETH
+	// ReadLen is a READ request's DMA length; MiddlePayload a MIDDLE
+	// packet's payload, which is exactly the path MTU.
+	ReadLen       uint32
+	MiddlePayload int
 	Key     uint64 // hash of the bytes from the IP header on, ECN and IP checksum masked
 	// Content hashes the same bytes without the IPv4 identification and
 	// the ICRC (which covers it): a sender that builds a resend afresh
@@ -163,10 +167,23 @@ func parse(b []byte) (Packet, bool) {
 	h.Write(norm)
 	p.Key = h.Sum64()
 	p.Norm = norm
-	content := norm[:len(norm)-min(4, len(udp)-20)]
+	content := append([]byte(nil), norm[:len(norm)-min(4, len(udp)-20)]...)
 	if et == layers.EthernetTypeIPv4 {
-		content = append([]byte(nil), content...)
 		content[4], content[5] = 0, 0
+	}
+	if p.HasAETH && !isAck(p.Opcode) {
+		// A READ response sent again carries the same PSN and data, but
+		// its AETH the responder's current MSN: mask it.
+		at := len(l3) - len(bth) + 12
+		for i := at; i < at+4 && i < len(content); i++ {
+			content[i] = 0
+		}
+	}
+	if p.Opcode&0x1f == 0x0c && len(bth) >= 28 {
+		p.ReadLen = binary.BigEndian.Uint32(bth[24:28])
+	}
+	if m := p.Opcode & 0x1f; m == 0x01 || m == 0x07 || m == 0x0e { // SEND, WRITE, READ RESPONSE Middle
+		p.MiddlePayload = int(binary.BigEndian.Uint16(udp[4:6])) - 8 - 12 - 4
 	}
 	h.Reset()
 	h.Write(content)
@@ -187,6 +204,9 @@ func hasAETH(op uint8) bool {
 	}
 	return false
 }
+
+// isAck: ACKNOWLEDGE or ATOMIC ACKNOWLEDGE.
+func isAck(op uint8) bool { return op&0x1f == 0x11 || op&0x1f == 0x12 }
 
 // isRequest: an opcode a requester sends (SEND, WRITE, READ request,
 // atomics), as opposed to the responses its peer returns. CNPs (0x81) are

@@ -146,6 +146,13 @@ func Analyze(nameA string, a []Packet, nameB string, b []Packet) (*Truth, error)
 	if len(dirs) == 0 {
 		return nil, fmt.Errorf("the two captures share no packet: are they of the same traffic?")
 	}
+	// The path MTU: a MIDDLE packet's payload (READ re-issues need it).
+	pmtu := 0
+	for _, pk := range [][]Packet{a, b} {
+		for i := range pk {
+			pmtu = max(pmtu, pk[i].MiddlePayload)
+		}
+	}
 	for i, d := range dirs {
 		d.downIdx = append(d.downIdx, stray[downNames[i]]...)
 		slices.SortFunc(d.downIdx, func(x, y int) int { return cmp.Compare(d.down[x].TS, d.down[y].TS) })
@@ -160,7 +167,7 @@ func Analyze(nameA string, a []Packet, nameB string, b []Packet) (*Truth, error)
 		}
 	}
 	for i, d := range dirs {
-		t.addFlows(d, upNames[i], downNames[i])
+		t.addFlows(d, upNames[i], downNames[i], pmtu)
 		for pos, f := range d.downFate {
 			if f == Orphan && !claimed[downNames[i]][d.downIdx[pos]] {
 				c := &t.Captures[slices.IndexFunc(t.Captures, func(c CaptureInfo) bool { return c.Name == downNames[i] })]
@@ -213,14 +220,47 @@ func seenFirst(a []Packet, ia []int, b []Packet, ib []int) (aFirst, ok bool) {
 // than a second is from an earlier episode.
 const nakWindow = int64(1e9)
 
-func (t *Truth) addFlows(d *direction, upName, downName string) {
-	type flowAcc struct {
-		ft       FlowTruth
-		upPos    []int // positions in d.upIdx, upstream order
-		delays   []int64
-		kinds    map[string]bool
-		lastRank int // first-sending rank of the previous upstream packet
+// readAsk is a READ request's range of response PSNs.
+type readAsk struct {
+	psn  uint32
+	n    int
+	rank int
+}
+
+// maxReadsKept: READ requests a flow remembers to recognise a re-issue;
+// more than any QP keeps outstanding (IBTA's responder resources are a
+// byte, NICs offer 16 to 128).
+const maxReadsKept = 256
+
+func ceilDiv(l uint32, m int) int {
+	if m <= 0 {
+		return 1
 	}
+	return max(1, (int(l)+m-1)/m)
+}
+
+// flowAcc gathers one flow's truth.
+type flowAcc struct {
+	ft       FlowTruth
+	upPos    []int // positions in d.upIdx, upstream order
+	delays   []int64
+	kinds    map[string]bool
+	lastRank int // first-sending rank of the previous upstream packet
+	reads    []readAsk
+}
+
+// reissues finds the newest earlier READ whose response PSNs hold psn.
+func (fa *flowAcc) reissues(psn uint32, pmtu int) (rank int, ok bool) {
+	for i := len(fa.reads) - 1; i >= 0; i-- {
+		r := fa.reads[i]
+		if d := int32((psn - r.psn) << 8); d >= 0 && int(d>>8) < r.n {
+			return r.rank, true
+		}
+	}
+	return 0, false
+}
+
+func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 	var order []Flow
 	flows := map[Flow]*flowAcc{}
 	acc := func(p *Packet) *flowAcc {
@@ -271,6 +311,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 	// back: a new resend episode.
 	firstRank := map[uint64]int{}
 	resent := make([]bool, len(d.upIdx))
+	rankAt := make([]int, len(d.upIdx)) // first-sending rank, a re-issued READ's that of the READ it repeats
 	for pos, i := range d.upIdx {
 		p := &d.up[i]
 		fa := acc(p)
@@ -283,6 +324,18 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 		if !again {
 			rank = len(firstRank)
 			firstRank[p.Content] = rank
+			if p.Opcode&0x1f == 0x0c { // READ request
+				// A READ asking again, from the middle, for responses an
+				// earlier READ of the flow asked for is new bytes but a
+				// resend: it takes that READ's rank.
+				if r, ok := fa.reissues(p.PSN, pmtu); ok {
+					rank, again = r, true
+				}
+				fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, pmtu), rank: rank})
+				if len(fa.reads) > maxReadsKept {
+					fa.reads = fa.reads[1:]
+				}
+			}
 		}
 		switch {
 		case again && p.Opcode&0x1f == 0x11 && !isRequest(p.Opcode):
@@ -304,6 +357,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 			}
 		}
 		fa.lastRank = rank
+		rankAt[pos] = rank
 		switch d.upFate[pos] {
 		case Lost:
 			fa.ft.Lost++
@@ -345,7 +399,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 				upObs.Resent++
 			}
 		}
-		downObs := d.observeDown(fa.upPos, resent, func(pos int, what string, over uint64, downTS int64) {
+		downObs := d.observeDown(fa.upPos, resent, rankAt, func(pos int, what string, over uint64, downTS int64) {
 			p := &d.up[d.upIdx[pos]]
 			t.Events = append(t.Events, Event{Flow: len(t.Flows) + fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})
 		}, ft)
@@ -363,7 +417,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string) {
 
 // observeDown works out what the downstream capture shows of one flow
 // whose upstream packets are upPos (in upstream order).
-func (d *direction) observeDown(upPos []int, resent []bool, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) Observed {
+func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) Observed {
 	var o Observed
 	rank := make(map[int]int, len(upPos)) // upstream position -> rank in the flow
 	for r, pos := range upPos {
@@ -395,8 +449,15 @@ func (d *direction) observeDown(upPos []int, resent []bool, event func(pos int, 
 		}
 		return
 	}
+	// Contents ranked by their first sending, for what a resend shows.
+	contentRank := make(map[uint64]int, len(upPos))
+	for _, pos := range upPos {
+		if k := d.up[d.upIdx[pos]].Content; contentRank[k] == 0 {
+			contentRank[k] = len(contentRank) + 1
+		}
+	}
+	maxRankSeen := 0
 	arrived := 0
-	var firstCopyResends []uint64
 	for _, dp := range arrivals {
 		o.Packets++
 		up := d.downOf[dp]
@@ -410,16 +471,13 @@ func (d *direction) observeDown(upPos []int, resent []bool, event func(pos int, 
 			event(up, "duplicated", 0, d.tsDown(dp))
 			continue
 		}
-		if resent[up] {
-			// A resend is visible here when this point saw its content
-			// before, or when it fills a hole; otherwise it is the first
-			// copy seen here and looks like the first sending.
-			if firstSeen[key] != d.tsDown(dp) {
-				o.Resent++
-			} else {
-				firstCopyResends = append(firstCopyResends, key)
-			}
+		// A resend is visible here when this point saw its content before,
+		// or a packet first sent after it (it fills a skip); otherwise it
+		// is the first copy seen here and looks like the first sending.
+		if resent[up] && (firstSeen[key] != d.tsDown(dp) || rankAt[up] < maxRankSeen) {
+			o.Resent++
 		}
+		maxRankSeen = max(maxRankSeen, rankAt[up])
 		r := rank[up]
 		if later := arrived - sum(r); later > 0 {
 			o.OutOfOrder++
@@ -456,22 +514,21 @@ func (d *direction) observeDown(upPos []int, resent []bool, event func(pos int, 
 		}
 		return never
 	}
+	// The observer's stream begins with the first packet it sees: what
+	// was sent before that is before its capture, not a hole in it.
+	startRank := len(byRank)
+	if len(arrivals) > 0 {
+		startRank = contentRank[d.up[d.upIdx[d.downOf[arrivals[0]]]].Content] - 1
+	}
 	suffixMin := never
-	holes := map[uint64]bool{}
 	for r := len(byRank) - 1; r >= 0; r-- {
 		c := byRank[r]
 		fs := seenAt(c.key)
-		if c.firstLost && suffixMin < fs {
+		if c.firstLost && suffixMin < fs && r > startRank {
 			o.Missing++
-			holes[c.key] = true
 			event(c.pos, "hole", 0, 0)
 		}
 		suffixMin = min(suffixMin, fs)
-	}
-	for _, key := range firstCopyResends {
-		if holes[key] {
-			o.Resent++
-		}
 	}
 	return o
 }
