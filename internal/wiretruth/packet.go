@@ -39,14 +39,14 @@ type Packet struct {
 	DstQP   uint32
 	Opcode  uint8
 	PSN     uint32
-	ECN     uint8  // the IP ECN codepoint (3: CE)
-	AETH    uint8  // the AETH syndrome byte of an acknowledgement, else 0
-	HasAETH bool   // the opcode carries an AETH
+	ECN     uint8 // the IP ECN codepoint (3: CE)
+	AETH    uint8 // the AETH syndrome byte of an acknowledgement, else 0
+	HasAETH bool  // the opcode carries an AETH
 	// ReadLen is a READ request's DMA length; MiddlePayload a MIDDLE
 	// packet's payload, which is exactly the path MTU.
 	ReadLen       uint32
 	MiddlePayload int
-	Key     uint64 // hash of the bytes from the IP header on, ECN and IP checksum masked
+	Key           uint64 // hash of the bytes from the IP header on, ECN and IP checksum masked
 	// Content hashes the same bytes without the IPv4 identification and
 	// the ICRC (which covers it): a sender that builds a resend afresh
 	// gives it a new identification (Soft-RoCE does), a network that copies
