@@ -1,7 +1,7 @@
 // Command wiretruth writes what the network did to every RoCEv2 packet of
 // a wire-truth run (test/lab/twopoint): it reads the run's two full-frame
-// captures, one on each side of the impairment, and writes truth.json
-// (internal/wiretruth) and the captures cut to 128 bytes and gzipped, the
+// captures, one on each side of the impairment, and writes truth.json.gz
+// (internal/wiretruth) and the captures cut to 128 bytes, all gzipped, the
 // form testdata/wiretruth keeps:
 //
 //	go run ./tools/wiretruth -dir /tmp/wt/loss1-write -write testdata/wiretruth/loss1-write
@@ -65,11 +65,7 @@ func run(dir, out string) error {
 		Spec string `json:"spec,omitempty"`
 		*wiretruth.Truth
 	}{Run: filepath.Base(filepath.Clean(dir)), Spec: specOf(filepath.Join(dir, "meta.txt")), Truth: t}
-	b, err := json.MarshalIndent(doc, "", " ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(out, "truth.json"), append(b, '\n'), 0o644); err != nil {
+	if err := writeTruth(filepath.Join(out, "truth.json.gz"), doc); err != nil {
 		return err
 	}
 	for _, s := range sides {
@@ -83,6 +79,27 @@ func run(dir, out string) error {
 		}
 	}
 	return nil
+}
+
+// writeTruth writes the truth as gzipped JSON (a run's events run to
+// tens of thousands).
+func writeTruth(path string, doc any) error {
+	b, err := json.MarshalIndent(doc, "", " ")
+	if err != nil {
+		return err
+	}
+	o, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	z := gzip.NewWriter(o)
+	if _, err := z.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if err := z.Close(); err != nil {
+		return err
+	}
+	return o.Close()
 }
 
 func specOf(meta string) string {
