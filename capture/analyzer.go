@@ -309,9 +309,10 @@ func flowSummary(f *Flow, names *addrNames) FlowSummary {
 		LastTS:      tsString(f.lastTS),
 		FirstPacket: f.firstPacket, LastPacket: f.lastPacket,
 		PSNGaps: f.gaps, MissingPSNs: f.missing, RetransmittedPackets: f.retrans,
-		GoBackN: f.goBackN, OutOfOrder: f.outOfOrder, Duplicates: f.duplicates, ReadReissues: f.readReissues, ReadReissuesUnanswered: f.readReissuesUnanswered, ACKs: f.acks, NAKs: f.naks,
+		GoBackN: f.goBackN, OutOfOrder: f.outOfOrder, Duplicates: f.duplicates, ReadReissues: f.readReissues, ReadReissuesUnanswered: f.readReissuesUnanswered, TimerEpisodes: f.timerEpisodes, ACKs: f.acks, NAKs: f.naks,
 		CNPs: f.cnps, CNPsCarried: f.cnpsCarried, ECNCE: f.ecn.CE, ECN: f.ecn, DSCP: f.dscp,
 		ICRCErrors: f.icrcBad, ICRCUnverifiable: f.icrcUnver, RTTus: f.rtt.summary(),
+		TimerWaitUs: float64(f.timerWait) / 1e3,
 	}
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last

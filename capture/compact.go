@@ -7,12 +7,6 @@ import "math/bits"
 // 100,000 QPs that each sent a few packets then went idle keeps a few
 // hundred bytes per flow, not the 1.3 KB the fixed arrays took.
 
-// holeSet is a flow's open PSN holes (see hole).
-type holeSet struct {
-	h [maxHoles]hole
-	n int
-}
-
 // pendingRing is a flow's requests awaiting an ACK or response, for RTT
 // samples: the last pendingLen of them, bit i of valid set while o[i]
 // awaits its answer. 520 bytes: a burst over thousands of QPs holds one
@@ -35,14 +29,6 @@ func (p *pendingRing) each(fn func(i int)) {
 type readSet struct {
 	r [maxReads]readRange
 	n int
-}
-
-// holeList is the open holes.
-func (r *reqStream) holeList() []hole {
-	if r.holes == nil {
-		return nil
-	}
-	return r.holes.h[:r.holes.n]
 }
 
 // retire marks pending request i of r answered (or unusable, Karn) and

@@ -48,6 +48,9 @@ type Flow struct {
 	// those of them sent before the capture saw any of the responses they
 	// ask for (the requester's timer fired while the responder was busy).
 	readReissues, readReissuesUnanswered uint64
+	// timerEpisodes and timerWait (ns): see FlowSummary.
+	timerEpisodes uint64
+	timerWait     int64
 
 	acks uint64
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
@@ -90,11 +93,16 @@ type reqStream struct {
 	readLen     uint32
 	inRetrans   bool
 	lastRetx    uint32
-	lastOp      roce.Opcode // the last request's opcode and time, for copies
-	lastTS      int64
-	lastIPID    uint16
-	nakSeen     bool // a NAK or RNR NAK arrived since the last gap
-	undo        fillUndo
+	// prevTS: the request before the current one. nakPSN, nakTS: the last
+	// NAK or RNR NAK to this requester, which names the PSN it is to go
+	// back to: a resend from there is the NAK's, not the timer's.
+	prevTS, nakTS int64
+	nakPSN        uint32
+	lastOp        roce.Opcode // the last request's opcode and time, for copies
+	lastTS        int64
+	order         sendOrder // the sender's order, from IPv4 IDs (sendorder.go)
+	nakSeen       bool      // a NAK or RNR NAK arrived since the last gap
+	undo          fillUndo
 	// What a flow holds only while it uses it (see compact.go): open PSN
 	// holes, requests awaiting their answer, and the last READ requests
 	// (for judging their responses, reads.go). nil when there is none, so
@@ -111,28 +119,29 @@ type respStream struct {
 	highest  uint32
 	inRead   bool
 	readNext uint32
+	// What a flow carrying READ responses keeps once it does: the
+	// responder's order from its IPv4 IDs, the response PSNs seen lately,
+	// and the ones skipped within a READ's run.
+	track *respTrack
+	holes *holeSet
 }
 
-const (
-	maxHoles   = 8
-	pendingLen = 32
-)
+const pendingLen = 32
 
-// hole is a run of PSNs skipped by a forward jump, kept so that a packet
-// filling it can be told apart from a retransmission of a PSN already seen.
-type hole struct {
-	start uint32
-	n     int
-	ts    int64
-	nak   bool // NAKed or timed out since: a fill is a retransmission
+// respTrack is a READ response stream's order and recent PSNs.
+type respTrack struct {
+	order sendOrder
+	seen  psnWindow
 }
 
-// fillUndo remembers the last fill counted as reordering, in case the
-// packets after it show it was the start of a go-back-N retransmission.
+// fillUndo remembers the last fill counted as reordering by its timing
+// alone (no IPv4 ID), in case the packets after it show it was the start
+// of a go-back-N retransmission.
 type fillUndo struct {
-	active    bool
-	psn       uint32
-	closedGap bool
+	active bool
+	psn    uint32
+	gap    uint32
+	whole  bool // the fill took the whole gap back
 }
 
 // outstanding is a request waiting for its ACK or first READ response.

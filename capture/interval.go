@@ -20,6 +20,7 @@ type flowCounters struct {
 	gaps, missing, retrans, goBackN, outOfOrder uint64
 	duplicates                                  uint64
 	readReissues, readReissuesUnanswered        uint64
+	timerEpisodes                               uint64
 	acks, zeroCreditACKs                        uint64
 	naks                                        NAKCounts
 	cnps, cnpsCarried                           uint64
@@ -32,7 +33,7 @@ func (f *Flow) counters() flowCounters {
 	return flowCounters{packets: f.packets, bytes: f.bytes, payload: f.payload, requests: f.requests,
 		responses: f.responses, messages: f.messages, gaps: f.gaps, missing: f.missing, retrans: f.retrans,
 		goBackN: f.goBackN, outOfOrder: f.outOfOrder, duplicates: f.duplicates, readReissues: f.readReissues,
-		readReissuesUnanswered: f.readReissuesUnanswered, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
+		readReissuesUnanswered: f.readReissuesUnanswered, timerEpisodes: f.timerEpisodes, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
 		naks: f.naks, cnps: f.cnps, cnpsCarried: f.cnpsCarried, ecn: f.ecn, becn: f.becn, fecn: f.fecn,
 		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
 }
@@ -95,7 +96,8 @@ func (c flowCounters) minus(o flowCounters) flowCounters {
 		gaps: sub(c.gaps, o.gaps), missing: sub(c.missing, o.missing), retrans: sub(c.retrans, o.retrans),
 		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder),
 		duplicates: sub(c.duplicates, o.duplicates), readReissues: sub(c.readReissues, o.readReissues),
-		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered), acks: sub(c.acks, o.acks),
+		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered),
+		timerEpisodes:          sub(c.timerEpisodes, o.timerEpisodes), acks: sub(c.acks, o.acks),
 		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
 		cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried), ecn: c.ecn.minus(o.ecn), becn: sub(c.becn, o.becn),
 		fecn: sub(c.fecn, o.fecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcBad: sub(c.icrcBad, o.icrcBad),
@@ -115,6 +117,7 @@ func (c *flowCounters) addTo(t *Totals) {
 	t.Duplicates += c.duplicates
 	t.ReadReissues += c.readReissues
 	t.ReadReissuesUnanswered += c.readReissuesUnanswered
+	t.TimerEpisodes += c.timerEpisodes
 	t.ACKs += c.acks
 	t.ZeroCreditACKs += c.zeroCreditACKs
 	t.NAKs.add(c.naks)
@@ -281,6 +284,7 @@ func (c *flowCounters) set(fs *FlowSummary) {
 	fs.GoBackN, fs.OutOfOrder, fs.ACKs, fs.ZeroCreditACKs = c.goBackN, c.outOfOrder, c.acks, c.zeroCreditACKs
 	fs.Duplicates = c.duplicates
 	fs.ReadReissues, fs.ReadReissuesUnanswered = c.readReissues, c.readReissuesUnanswered
+	fs.TimerEpisodes = c.timerEpisodes
 	fs.NAKs, fs.CNPs, fs.CNPsCarried = c.naks, c.cnps, c.cnpsCarried
 	fs.ECN, fs.ECNCE = c.ecn, c.ecn.CE
 	fs.ICRCErrors, fs.ICRCUnverifiable = c.icrcBad, c.icrcUnver

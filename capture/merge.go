@@ -121,6 +121,7 @@ func (t *Totals) add(o *Totals) {
 	t.Duplicates += o.Duplicates
 	t.ReadReissues += o.ReadReissues
 	t.ReadReissuesUnanswered += o.ReadReissuesUnanswered
+	t.TimerEpisodes += o.TimerEpisodes
 	t.ACKs += o.ACKs
 	t.ZeroCreditACKs += o.ZeroCreditACKs
 	t.NAKs.add(o.NAKs)

@@ -12,7 +12,7 @@ import "github.com/rdmatop/rdmatop/capture/roce"
 // skipped within one request's responses.
 
 // maxReads is how many recent READ requests a flow remembers.
-const maxReads = 8
+const maxReads = 32
 
 // readRange is one READ request's response PSNs.
 type readRange struct {
@@ -57,6 +57,17 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 		r.reads = &readSet{}
 	}
 	s := r.reads
+	// A READ asked again at the same PSN replaces the one it repeats: the
+	// list holds distinct runs, not every asking.
+	for i := 0; i < s.n; i++ {
+		if s.r[i].psn == psn {
+			rr.next = s.r[i].next
+			rr.reissue = rr.reissue || s.r[i].reissue
+			copy(s.r[i:], s.r[i+1:s.n])
+			s.n--
+			break
+		}
+	}
 	if s.n < maxReads {
 		s.r[s.n] = rr
 		s.n++
@@ -66,25 +77,34 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 	s.r[maxReads-1] = rr
 }
 
-// readFor returns the READ request a response PSN answers: the newest
-// whose responses continue exactly at psn, else the newest whose range
-// holds it; nil when none does (the request was not captured).
+// readFor returns the READ request a response PSN answers: among those
+// whose range holds it, the one whose responses stopped closest before it
+// (exactly at it when the run continues), newest first on a tie; else the
+// newest whose range holds it (a run restarting behind where it was);
+// nil when none holds it (the request was not captured). A responder
+// answering a re-issued READ may finish the original run instead of
+// restarting it, so the run a response continues matters more than which
+// request came last.
 func (r *reqStream) readFor(psn uint32) *readRange {
-	var holder *readRange
 	if r.reads == nil {
 		return nil
 	}
+	var best, holder *readRange
+	bestD := 0
 	for i := r.reads.n - 1; i >= 0; i-- {
 		rr := &r.reads.r[i]
 		if !rr.contains(psn) {
 			continue
 		}
-		if rr.next == psn {
-			return rr
-		}
 		if holder == nil {
 			holder = rr
 		}
+		if d := psnDiff(rr.next, psn); d >= 0 && (best == nil || d < bestD) {
+			best, bestD = rr, d
+		}
+	}
+	if best != nil {
+		return best
 	}
 	return holder
 }
@@ -93,30 +113,129 @@ func (r *reqStream) readFor(psn uint32) *readRange {
 // A skip within a request is a gap, unless the request was itself a
 // re-issue (see below). A response another request already got (a READ
 // re-issued from the middle overlaps the one it repeats) is sent again: a
-// retransmission.
-func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, ts int64, pkt uint64) {
+// retransmission. With the responder's IPv4 IDs (sendorder.go) a copy made
+// on the path is a duplicate, and a response sent before one already
+// captured is late: it fills its gap as reordering, not as a resend.
+func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
 	psn := p.BTH.PSN
+	s := &f.resp
+	if s.track == nil {
+		s.track = &respTrack{}
+	}
+	if psnDiff(rr.next, psn) < 0 && s.track.order.copyOf(psn, ipID, ts) {
+		f.duplicates++
+		return
+	}
+	defer s.track.seen.mark(psn)
+	late := s.track.order.late(ipID, ts)
+	// The responder's next ID after the newest it had sent: nothing left
+	// it toward this host in between, so PSNs it skipped were never sent.
+	nextID := ipID != 0 && s.track.order.known && ts-s.track.order.maxTS <= idHorizon && ipID == s.track.order.maxID+1
+	s.track.order.note(psn, ipID, ts)
+	if late {
+		f.outOfOrder++
+	}
 	again := false
 	for i := 0; r.reads != nil && i < r.reads.n; i++ {
 		if o := &r.reads.r[i]; o != rr && o.contains(psn) && psnDiff(psn, o.next) > 0 {
 			again = true
 		}
 	}
+	if ipID != 0 && !nextID && psn == rr.psn {
+		// The first response of a READ: the READ before it, whose run ends
+		// where this one begins and had begun, must have ended. Responses
+		// come in the order of their READs, so its unanswered tail was
+		// lost (with IDs, a tail never sent shows as this ID following the
+		// last one).
+		t.readTail(f, r, psn, ipID, ts, pkt)
+	}
 	switch d := psnDiff(rr.next, psn); {
-	case d > 0 && rr.reissue:
-		// The requester had already asked again for these responses when
-		// the responder skipped them: it is juggling its response streams
-		// (Soft-RoCE does), not losing packets. A lost response shows the
-		// other way round: the skip first, the request again after it.
-		// Nor is it reordering on the path, so it counts as neither.
+	case s.holes.find(psn) >= 0:
+		// A response skipped earlier: late, or sent again.
+		t.responseBehind(f, psn, ipID, late, ts, pkt)
+	case d > 0 && (nextID || (ipID == 0 && rr.reissue)):
+		// The responder skipped responses it never sent: it is juggling
+		// its response streams (Soft-RoCE serves a re-issued READ that
+		// way), not losing packets. With IDs the skip's ID follows the
+		// last one sent; without, the requester had already asked again
+		// for these responses when they were skipped (a lost response
+		// shows the other way round: the skip first, the request again
+		// after it). The skipped PSNs are kept as a hole that misses
+		// nothing, so that a late one still counts as reordered.
+		openHole(&s.holes, rr.next, d, 0, ipID, ts)
 	case d > 0:
-		f.gaps++
-		f.missing += uint64(d)
-		t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: rr.next, b: uint32(d)})
+		// What the skip passes over and was not seen already (overtaken
+		// responses of this run arrived before it) went missing.
+		if missing := s.track.seen.holes(&s.holes, rr.next, d, ipID, ts); missing > 0 {
+			f.gaps++
+			f.missing += uint64(missing)
+			t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: rr.next, b: uint32(missing)})
+		}
 	case d < 0 || again:
-		f.retrans++ // the responder sent this response again
+		t.responseBehind(f, psn, ipID, late, ts, pkt)
 	}
-	if psnDiff(rr.next, psn) >= 0 {
-		rr.next = psnAdd(psn, 1)
+	// Every READ whose range holds psn asks for the same response PSNs (a
+	// re-issue repeats part of an earlier one): the response advances them
+	// all, so the next response is judged against the run as it stands.
+	for i := 0; r.reads != nil && i < r.reads.n; i++ {
+		if o := &r.reads.r[i]; o.contains(psn) && psnDiff(o.next, psn) >= 0 {
+			o.next = psnAdd(psn, 1)
+		}
 	}
+	if p.BTH.Opcode.IsLast() {
+		// The READ's last response: its range is now exact (it was an
+		// upper bound while the path MTU was unknown).
+		rr.n = min(rr.n, psnDiff(rr.psn, psn)+1)
+	}
+}
+
+// readTail counts the unanswered end of the READ whose run ends at psn.
+func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, ipID uint16, ts int64, pkt uint64) {
+	s := &f.resp
+	for i := 0; i < r.reads.n; i++ {
+		o := &r.reads.r[i]
+		if psnAdd(o.psn, o.n) != psn {
+			continue
+		}
+		// Only a run that had begun: Soft-RoCE may answer a READ asked
+		// again several times after the READ behind it.
+		if d := psnDiff(o.next, psn); d > 0 && o.next != o.psn {
+			if missing := s.track.seen.holes(&s.holes, o.next, d, ipID, ts); missing > 0 {
+				f.gaps++
+				f.missing += uint64(missing)
+				t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: o.next, b: uint32(missing)})
+			}
+			o.next = psn
+		}
+		return
+	}
+}
+
+// responseBehind judges a READ response at or below one already seen: the
+// late original of a skipped response (with IDs), else a resend.
+func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, pkt uint64) {
+	s := &f.resp
+	if i := s.holes.find(psn); i >= 0 {
+		h := s.holes.h[i]
+		s.holes.fill(i, psn)
+		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
+			if idBefore(ipID, h.openID) {
+				if !late {
+					f.outOfOrder++
+				}
+				t.unmiss(f, s.holes, h.gap)
+				t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
+				return
+			}
+			s.holes.noteRefill(psn, &h)
+		}
+	} else if gap, ok := s.holes.lateOriginal(psn, ipID, ts); ok {
+		if !late {
+			f.outOfOrder++
+		}
+		t.unmiss(f, s.holes, gap)
+		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
+		return
+	}
+	f.retrans++ // the responder sent this response again
 }

@@ -55,29 +55,41 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 
 // request follows the requester's PSN stream: in order, gap, or behind
 // (retransmission, go-back-N, or reordering).
-// A request with the PSN and opcode of the one just before it is a copy
-// made on the path (netem duplicate, a mirror seeing a frame twice), not a
-// resend, when it carries the same IPv4 identification within copyWindow:
-// a sender builds a resend afresh, with a new ID. Without an ID (IPv6, or
-// NICs that send ID 0) only a copy within dupWindow counts: netem copies
-// arrive within ~10 µs, and even Soft-RoCE's immediate local resend after a
-// qdisc drop takes hundreds of µs (testdata/rxe/pcap/lossy1-prenetem.pcap).
-const (
-	copyWindow = 1_000_000 // ns
-	dupWindow  = 50_000    // ns
-)
+// A request the path copied is a duplicate, not a resend. With IPv4 IDs a
+// copy has the PSN and ID of a packet just seen (sendorder.go). Without
+// them (IPv6, or NICs that send ID 0) only a copy of the request just
+// before it within dupWindow counts: netem copies arrive within ~10 µs,
+// and even Soft-RoCE's immediate local resend after a qdisc drop takes
+// hundreds of µs (testdata/rxe/pcap/lossy1-prenetem.pcap).
+const dupWindow = 50_000 // ns
+
+// nakHorizon: a resend from the PSN a NAK named is that NAK's within this
+// long (ns). A requester answers a NAK within a round trip (microseconds on
+// hardware, milliseconds under emulation); its ACK timer is 4.096 µs ×
+// 2^timeout, at least 8 ms for any timeout a fabric uses (≥ 11), and
+// one second bounds both.
+const nakHorizon = 1_000_000_000
 
 func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
 	r := &f.req
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
-	if r.init && psn == r.last && op == r.lastOp && !r.nakSeen && isCopy(ipID, r.lastIPID, ts-r.lastTS) {
+	// A copy is always behind the stream (its original was seen): only
+	// then is the flow's recent IDs looked through.
+	if r.init && psnDiff(r.next, psn) < 0 && (r.order.copyOf(psn, ipID, ts) ||
+		(ipID == 0 && psn == r.last && op == r.lastOp && !r.nakSeen && ts-r.lastTS >= 0 && ts-r.lastTS <= dupWindow)) {
 		f.duplicates++
 		r.lastTS = ts
 		return
 	}
-	r.lastIPID = ipID
+	late := r.order.late(ipID, ts)
+	r.order.note(psn, ipID, ts)
+	r.prevTS = r.lastTS
 	r.lastOp, r.lastTS = op, ts
+	if late {
+		// Sent before a packet already captured: the path reordered it.
+		f.outOfOrder++
+	}
 	n, slack := t.consumed(f, p)
 	if p.BTH.Opcode.Operation() == roce.OpReadRequest {
 		r.noteRead(f, psn, n+slack)
@@ -115,13 +127,14 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 		}
 		f.gaps++
 		f.missing += uint64(missing)
-		t.addHole(r, r.next, d, ts)
+		r.nakSeen = false
+		openHole(&r.holes, r.next, d, missing, ipID, ts)
 		t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: r.next, b: uint32(missing)})
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
 		t.expect(f, p, ts)
 	default:
-		t.behind(f, psn, ts, pkt)
+		t.behind(f, psn, ipID, late, ts, pkt)
 	}
 }
 
@@ -138,114 +151,127 @@ func pmtuFor(length, used int) int {
 	return found
 }
 
-// behind handles a request PSN below the next expected one.
-func (t *Tracker) behind(f *Flow, psn uint32, ts int64, pkt uint64) {
+// behind handles a request PSN below the next expected one: a packet
+// that fills a hole, or a PSN seen before. With the sender's IPv4 IDs the
+// packet says itself whether it was sent before the one that skipped it
+// (the original, late: reordered, not lost) or after (a resend); without
+// them a fill counts as reordering when it comes within the reorder window
+// and no NAK or go-back-N came between.
+func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, pkt uint64) {
 	r := &f.req
-	if i := r.holeOf(psn); i >= 0 {
-		h := &r.holes.h[i]
-		reorder := !h.nak && !r.nakSeen && !r.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
-		closed := r.fill(i, psn)
+	if i := r.holes.find(psn); i >= 0 {
+		h := r.holes.h[i]
+		var reorder, byID bool
+		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
+			reorder, byID = idBefore(ipID, h.openID), true
+		} else {
+			reorder = !h.nak && !r.nakSeen && !r.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
+		}
+		r.holes.fill(i, psn)
 		if reorder {
-			f.outOfOrder++
-			f.missing--
-			if closed {
-				f.gaps--
+			if !late { // a late packet was counted out of order already
+				f.outOfOrder++
 			}
-			r.undo = fillUndo{active: true, psn: psn, closedGap: closed}
+			whole := t.unmiss(f, r.holes, h.gap)
+			if !byID {
+				r.undo = fillUndo{active: true, psn: psn, gap: h.gap, whole: whole}
+			}
 			t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 			return
 		}
-		t.retransmit(f, psn, ts, pkt)
+		if byID {
+			r.holes.noteRefill(psn, &h)
+		}
+		t.retransmit(f, psn, late, ts, pkt)
 		return
 	}
-	// A PSN seen before: a retransmission. If the packet before was taken
-	// for reordering, it was in fact the start of this go-back-N.
+	// Sent before the first packet captured, with a PSN before it: the
+	// capture began while the path had it held back. Reordered (counted as
+	// late already), not resent.
+	if late && psnDiff(r.first, psn) < 0 {
+		// The PSNs between it and the first are held back too: a hole
+		// that misses nothing, so that they fill it as late packets.
+		if n := psnDiff(psnAdd(psn, 1), r.first); n > 0 {
+			openHole(&r.holes, psnAdd(psn, 1), n, 0, r.order.maxID, ts)
+		}
+		r.first = psn
+		return
+	}
+	// A PSN seen before: the original of one whose resend came first, or
+	// a retransmission.
+	if gap, ok := r.holes.lateOriginal(psn, ipID, ts); ok {
+		if !late {
+			f.outOfOrder++
+		}
+		t.unmiss(f, r.holes, gap)
+		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
+		return
+	}
+	// If the packet before was taken for reordering by its timing, it was
+	// in fact the start of this go-back-N.
 	if u := &r.undo; u.active && psnDiff(u.psn, psn) > 0 {
 		f.outOfOrder--
 		f.missing++
-		if u.closedGap {
+		if r.holes.remiss(u.gap) {
 			f.gaps++
 		}
 		u.active = false
-		t.retransmit(f, u.psn, ts, pkt)
+		t.retransmit(f, u.psn, false, ts, pkt)
 	}
-	t.retransmit(f, psn, ts, pkt)
+	t.retransmit(f, psn, late, ts, pkt)
 }
 
-func (t *Tracker) retransmit(f *Flow, psn uint32, ts int64, pkt uint64) {
+// unmiss takes a PSN counted missing back (it came late) and the gap with
+// it once all of the gap's PSNs have come.
+func (t *Tracker) unmiss(f *Flow, s *holeSet, gap uint32) (whole bool) {
+	taken, whole := s.unmiss(gap)
+	if taken {
+		f.missing--
+	}
+	if whole {
+		f.gaps--
+	}
+	return whole
+}
+
+// retransmit counts a resend. A new go-back-N episode starts when the
+// sender goes back again: the first retransmission, or one at or below
+// the previous one, unless the packet is late (the path, not the sender,
+// put it behind the one before).
+func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint64) {
 	r := &f.req
 	f.retrans++
 	r.undo.active = false
-	// Karn: a retransmitted request gives no RTT sample.
+	// The oldest request still awaiting its answer: how long the
+	// requester waited before going back. Karn: a retransmitted request
+	// gives no RTT sample.
+	oldest := int64(-1)
 	if p := r.pending; p != nil {
 		p.each(func(i int) {
+			if oldest < 0 || p.o[i].ts < oldest {
+				oldest = p.o[i].ts
+			}
 			if p.o[i].psn == psn {
 				t.retire(r, i)
 			}
 		})
 	}
-	// A new episode starts when the sender goes back again: the first
-	// retransmission, or one at or below the previous retransmission.
-	newEpisode := !r.inRetrans || psnDiff(r.lastRetx, psn) <= 0
-	r.inRetrans, r.lastRetx = true, psn
+	newEpisode := !r.inRetrans || (psnDiff(r.lastRetx, psn) <= 0 && !late)
+	r.inRetrans = true
+	if !late || psnDiff(r.lastRetx, psn) > 0 {
+		r.lastRetx = psn
+	}
 	if newEpisode {
 		f.goBackN++
+		if !(r.nakTS != 0 && r.nakPSN == psn && ts-r.nakTS >= 0 && ts-r.nakTS <= nakHorizon) {
+			// No NAK asked for this resend: the requester's timer fired.
+			f.timerEpisodes++
+			if w := ts - oldest; oldest >= 0 && (f.timerWait == 0 || w < f.timerWait) {
+				f.timerWait = w
+			}
+		}
 		t.note(anomaly{kind: anGoBackN, packet: pkt, ts: ts, flow: f.id, psn: psn, a: psnAdd(r.next, -1)})
 	}
-}
-
-func (r *reqStream) holeOf(psn uint32) int {
-	for i, h := range r.holeList() {
-		if d := psnDiff(h.start, psn); d >= 0 && d < h.n {
-			return i
-		}
-	}
-	return -1
-}
-
-// fill removes psn from hole i and reports whether the hole closed.
-func (r *reqStream) fill(i int, psn uint32) bool {
-	h := &r.holes.h[i]
-	d := psnDiff(h.start, psn)
-	switch {
-	case h.n == 1:
-		r.removeHole(i)
-		return true
-	case d == 0:
-		h.start = psnAdd(h.start, 1)
-		h.n--
-	case d == h.n-1:
-		h.n--
-	default: // split
-		tail := hole{start: psnAdd(psn, 1), n: h.n - d - 1, ts: h.ts, nak: h.nak}
-		h.n = d
-		if s := r.holes; s.n < maxHoles {
-			s.h[s.n] = tail
-			s.n++
-		}
-	}
-	return false
-}
-
-func (r *reqStream) removeHole(i int) {
-	s := r.holes
-	copy(s.h[i:], s.h[i+1:s.n])
-	if s.n--; s.n == 0 {
-		r.holes = nil
-	}
-}
-
-func (t *Tracker) addHole(r *reqStream, start uint32, n int, ts int64) {
-	r.nakSeen = false
-	if r.holes == nil {
-		r.holes = &holeSet{}
-	}
-	if r.holes.n == maxHoles {
-		r.removeHole(0) // forget the oldest
-	}
-	s := r.holes
-	s.h[s.n] = hole{start: start, n: n, ts: ts}
-	s.n++
 }
 
 // expect records a request that will be answered (ACK or READ response) for
@@ -263,15 +289,4 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts}
 	q.valid |= 1 << q.next
 	q.next = (q.next + 1) % pendingLen
-}
-
-// isCopy: see copyWindow.
-func isCopy(id, lastID uint16, dt int64) bool {
-	if dt < 0 {
-		return false
-	}
-	if id != 0 && lastID != 0 {
-		return id == lastID && dt <= copyWindow
-	}
-	return dt <= dupWindow
 }

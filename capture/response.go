@@ -85,7 +85,7 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 }
 
 // response handles ACKs, NAKs and READ responses arriving on f.
-func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
+func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode.Operation()
 	req := t.requester(f, psn)
@@ -112,7 +112,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 			f.lastNAKPSN, f.hasNAK = psn, true
 			t.note(anomaly{kind: anRNR, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value())})
 			if req != nil {
-				req.req.nakSeen = true
+				req.req.nakSeen, req.req.nakTS, req.req.nakPSN = true, ts, psn
 				markNAK(&req.req)
 			}
 		case roce.AckTypeNAK:
@@ -133,7 +133,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 			f.lastNAKPSN, f.hasNAK = psn, true
 			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.NAKCode())})
 			if req != nil {
-				req.req.nakSeen = true
+				req.req.nakSeen, req.req.nakTS, req.req.nakPSN = true, ts, psn
 				markNAK(&req.req)
 			}
 		default:
@@ -142,16 +142,17 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ts int64, pkt uint64) {
 		}
 	}
 	if p.BTH.Opcode.IsReadResponse() {
-		t.readResponse(f, req, p, ts, pkt)
+		t.readResponse(f, req, p, ipID, ts, pkt)
+	} else if tr := f.resp.track; tr != nil {
+		// An ACK or NAK between READ responses takes an ID from the same
+		// counter: the responder's order must count it.
+		tr.order.note(psn, ipID, ts)
 	}
 }
 
 func markNAK(r *reqStream) {
-	if r.holes == nil {
-		return
-	}
-	for i := range r.holes.n {
-		r.holes.h[i].nak = true
+	if r.holes != nil {
+		r.holes.markNAK()
 	}
 }
 
@@ -183,14 +184,14 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 // answers when the capture holds that request (reads.go), else as one
 // stream: contiguous within a READ, a new READ's responses not repeating
 // ones already seen.
-func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ts int64, pkt uint64) {
+func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
 	s := &f.resp
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
 	if req != nil {
 		if rr := req.req.readFor(psn); rr != nil {
 			// The request is known: judge the response within it.
-			t.readResponseIn(f, &req.req, rr, p, ts, pkt)
+			t.readResponseIn(f, &req.req, rr, p, ipID, ts, pkt)
 			if !s.init || psnDiff(s.highest, psn) > 0 {
 				s.highest = psn
 			}

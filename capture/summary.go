@@ -113,6 +113,7 @@ type Totals struct {
 	// sent before any of those responses was captured (see FlowSummary).
 	ReadReissues           uint64    `json:"read_reissues" expr:"read_reissues"`
 	ReadReissuesUnanswered uint64    `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
+	TimerEpisodes          uint64    `json:"timer_episodes" expr:"timer_episodes"`
 	ACKs                   uint64    `json:"acks" expr:"acks"`
 	ZeroCreditACKs         uint64    `json:"zero_credit_acks" expr:"zero_credit_acks"`
 	NAKs                   NAKCounts `json:"naks" expr:"naks"`
@@ -165,25 +166,32 @@ type FlowSummary struct {
 	// responses they ask for - the requester's timer fired while the
 	// responder had not answered yet. Where the capture had already seen
 	// the response, it was lost after the capture point (or late).
-	ReadReissues           uint64        `json:"read_reissues" expr:"read_reissues"`
-	ReadReissuesUnanswered uint64        `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
-	ACKs                   uint64        `json:"acks" expr:"acks"`
-	LastACKCredits         *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
-	ZeroCreditACKs         uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
-	NAKs                   NAKCounts     `json:"naks" expr:"naks"`
-	LastNAKPSN             *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	CNPs                   uint64        `json:"cnps" expr:"cnps"`
-	CNPsCarried            uint64        `json:"cnps_carried" expr:"cnps_carried"`
-	ECNCE                  uint64        `json:"ecn_ce" expr:"ecn_ce"`
-	ECN                    ECNCounts     `json:"ecn" expr:"ecn"`
-	DSCP                   uint8         `json:"dscp" expr:"dscp"`
-	VLAN                   *uint16       `json:"vlan,omitempty" expr:"vlan"`
-	PCP                    *uint8        `json:"pcp,omitempty" expr:"pcp"`
-	ICRCErrors             uint64        `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable       uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
-	RTTus                  RTT           `json:"rtt_us" expr:"rtt_us"`
-	Opcodes                []OpcodeCount `json:"opcodes" expr:"opcodes"`
-	Troubled               bool          `json:"troubled" expr:"troubled"`
+	ReadReissues           uint64 `json:"read_reissues" expr:"read_reissues"`
+	ReadReissuesUnanswered uint64 `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
+	// TimerEpisodes: go-back-N episodes with no NAK or RNR NAK since the
+	// requester's packet before them: its ACK timer fired. TimerWaitUs:
+	// the shortest the requester waited, idle, before such a resend (its
+	// ACK timeout, or a little less); 0 when there was none. Answers
+	// that take longer than that (RTTus) came late, not lost.
+	TimerEpisodes    uint64        `json:"timer_episodes" expr:"timer_episodes"`
+	TimerWaitUs      float64       `json:"timer_wait_us" expr:"timer_wait_us"`
+	ACKs             uint64        `json:"acks" expr:"acks"`
+	LastACKCredits   *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
+	ZeroCreditACKs   uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	NAKs             NAKCounts     `json:"naks" expr:"naks"`
+	LastNAKPSN       *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
+	CNPs             uint64        `json:"cnps" expr:"cnps"`
+	CNPsCarried      uint64        `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE            uint64        `json:"ecn_ce" expr:"ecn_ce"`
+	ECN              ECNCounts     `json:"ecn" expr:"ecn"`
+	DSCP             uint8         `json:"dscp" expr:"dscp"`
+	VLAN             *uint16       `json:"vlan,omitempty" expr:"vlan"`
+	PCP              *uint8        `json:"pcp,omitempty" expr:"pcp"`
+	ICRCErrors       uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus            RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes          []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled         bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.

@@ -87,6 +87,10 @@ func (f *FlowSummary) AppendJSONIndent(dst []byte, prefix, indent string) []byte
 	w.uint(f.ReadReissues)
 	w.key("read_reissues_unanswered")
 	w.uint(f.ReadReissuesUnanswered)
+	w.key("timer_episodes")
+	w.uint(f.TimerEpisodes)
+	w.key("timer_wait_us")
+	w.float(f.TimerWaitUs)
 	w.key("acks")
 	w.uint(f.ACKs)
 	if f.LastACKCredits != nil {

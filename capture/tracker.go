@@ -285,7 +285,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	case op.IsResponse():
 		f.responses++
 		t.learnPMTU(f, p)
-		t.response(f, p, ts, pkt)
+		t.response(f, p, d.IPID, ts, pkt)
 	}
 }
 
