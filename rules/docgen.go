@@ -82,10 +82,7 @@ func Markdown(p *Pack) string {
 	b.WriteString("Counter functions (the scope port's counters, by canonical or native name; nil when absent):\n")
 	b.WriteString("`Rate(name)` per second, `Delta(name)` since the previous sample, `Value(name)` raw reading,\n")
 	b.WriteString("`Has(name)`, `AnyRate(names...)` the largest rate among those present.\n")
-	b.WriteString("`TimerResendsOnly()` (scope flow): the flow's resends are its requester's timer firing on a\n")
-	b.WriteString("responder still answering READs, nothing lost (READs re-issued before any of their responses\n")
-	b.WriteString("was captured, responses then sent twice, no PSN gap either way, NAKs behind at most a minority\n")
-	b.WriteString("of the go-back-N episodes).\n\n")
+	b.WriteString("\n")
 	envDoc(&b, "", reflect.TypeOf(Env{}), 0)
 	return b.String()
 }

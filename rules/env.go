@@ -135,10 +135,6 @@ type WireEnv struct {
 	// Interface is the network interface of a live capture (the summary's
 	// File when its Format is "live"), "" otherwise.
 	Interface string `expr:"interface"`
-	// TimerResendFlows is the number of flows whose resends are all their
-	// requester's timer firing on a responder still answering, nothing
-	// lost (see the flow-scope TimerResendsOnly()).
-	TimerResendFlows int `expr:"timer_resend_flows"`
 }
 
 // Rate returns the per-second rate of the scope port's counter name

@@ -49,12 +49,6 @@ var envFuncs = map[string]struct {
 		}
 		return e.AnyRate(names...), nil
 	}, new(func(Env, ...string) any)},
-	"TimerResendsOnly": {"TimerResendsOnly$env", func(e *Env, a []any) (any, error) {
-		if len(a) != 0 {
-			return nil, fmt.Errorf("TimerResendsOnly takes no argument")
-		}
-		return e.TimerResendsOnly(), nil
-	}, new(func(Env) bool)},
 }
 
 func withName(a []any, f func(string) any) (any, error) {
@@ -118,12 +112,11 @@ func (envCalls) Visit(node *ast.Node) {
 // envTemplateFuncs are Env's methods as template functions, by the name
 // of the method.
 var envTemplateFuncs = template.FuncMap{
-	"Rate":             func(e Env, name string) any { return e.Rate(name) },
-	"Delta":            func(e Env, name string) any { return e.Delta(name) },
-	"Value":            func(e Env, name string) any { return e.Value(name) },
-	"Has":              func(e Env, name string) bool { return e.Has(name) },
-	"AnyRate":          func(e Env, names ...string) any { return e.AnyRate(names...) },
-	"TimerResendsOnly": func(e Env) bool { return e.TimerResendsOnly() },
+	"Rate":    func(e Env, name string) any { return e.Rate(name) },
+	"Delta":   func(e Env, name string) any { return e.Delta(name) },
+	"Value":   func(e Env, name string) any { return e.Value(name) },
+	"Has":     func(e Env, name string) bool { return e.Has(name) },
+	"AnyRate": func(e Env, names ...string) any { return e.AnyRate(names...) },
 }
 
 // arity reports whether Env's method name takes n arguments.

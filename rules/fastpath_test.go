@@ -343,7 +343,7 @@ func TestFastEvidenceMatchesEvidence(t *testing.T) {
 		`{{.Rate}}`,
 		`{{.Rate 5}}`,
 		`{{.Rate "a" "b"}}`,
-		`{{.TimerResendsOnly}}`,
+		`{{.Flow.TimerWaitUs}}`,
 		`{{with .Rate "cnp_sent"}}{{.Rate "x"}}{{end}}`,
 	} {
 		r := &Rule{ID: fmt.Sprintf("t%d", i), Title: "x", Severity: Warning, Scope: ScopePort, When: "true", Cause: "x",

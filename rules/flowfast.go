@@ -86,7 +86,7 @@ type flowVisitor struct{ shadowed bool }
 func (v *flowVisitor) Visit(n *ast.Node) {
 	if d, ok := (*n).(*ast.VariableDeclaratorNode); ok {
 		switch d.Name {
-		case "flow", "peer", "wire", "params", "host", "TimerResendsOnly":
+		case "flow", "peer", "wire", "params", "host":
 			v.shadowed = true
 		}
 	}
@@ -139,15 +139,6 @@ func (c *flowCompiler) quick(n ast.Node) (flowTest, bool) {
 			return nil, false
 		}
 		return compareTest(n.Operator, l, r)
-	case *ast.CallNode:
-		// TimerResendsOnly(): Env's method, on the flow and its peer.
-		id, ok := n.Callee.(*ast.IdentifierNode)
-		if !ok || id.Value != "TimerResendsOnly" || len(n.Arguments) != 0 {
-			return nil, false
-		}
-		return func(fl, peer *capture.FlowSummary, _ *Env, _ []paramSlot) tri {
-			return triOf(timerResendsOnly(fl, peer))
-		}, true
 	}
 	return nil, false
 }
@@ -425,7 +416,6 @@ var wireNums = map[string]func(*WireEnv) num{
 	"packets":                        func(w *WireEnv) num { return numU(w.Packets) },
 	"duration_s":                     func(w *WireEnv) num { return numF(w.DurationSec) },
 	"pmtu":                           func(w *WireEnv) num { return numI(w.PMTU) },
-	"timer_resend_flows":             func(w *WireEnv) num { return numI(w.TimerResendFlows) },
 	"totals.flows":                   func(w *WireEnv) num { return numU(w.Totals.Flows) },
 	"totals.psn_gaps":                func(w *WireEnv) num { return numU(w.Totals.PSNGaps) },
 	"totals.missing_psns":            func(w *WireEnv) num { return numU(w.Totals.MissingPSNs) },

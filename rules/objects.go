@@ -72,7 +72,6 @@ func wireEnv(f Frame) *WireEnv {
 	if w.Format == "live" {
 		env.Interface = w.File
 	}
-	env.TimerResendFlows = timerResendFlows(w)
 	return env
 }
 

@@ -44,7 +44,7 @@ const wtd = "../testdata/"
 var wireRuleIDs = []string{
 	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "remote-access-error",
 	"nak-invalid-request", "nak-remote-operational-error", "icrc-errors", "ecn-not-capable",
-	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state", "spurious-retransmissions",
+	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state", "late-acks", "packet-duplication",
 }
 
 // wLevelFor are the waits of the conditions that describe a level over an
@@ -285,7 +285,40 @@ var wCaptureCases = []struct {
 	{file: "scenarios/truncated.pcap", why: "snap length 128: ICRCs not verifiable (not errors); one gap, one NAK, one go-back-N",
 		want: map[string][]string{"packet-loss": wFlows(wGenA, 0x22)}},
 	{file: "scenarios/duplicate.pcap", why: "a mirror copying frames: no gap, so no loss; the copied requests " +
-		"are duplicates (the same PSN 1 µs later), not resends, so no retransmissions or ack-timeout either"},
+		"are duplicates (the same PSN 1 µs later), not resends, so no retransmissions or ack-timeout either; " +
+		"the path copies them",
+		want: map[string][]string{"packet-duplication": wFlows(wGenA, 0x22)}},
+
+	// The wire-truth campaign (testdata/wiretruth, truth from both sides
+	// of the fault: every count below is what the truth says).
+	{file: "wiretruth/delay100-write/veth0.pcap.gz", why: "requests delayed 100 ms against a 67 ms ACK timeout, nothing lost: " +
+		"6 timer episodes, answers (100 ms) slower than the wait (68 ms)",
+		want: map[string][]string{
+			"late-acks":       wFlows(wRxeA, 0x36),
+			"ack-timeout":     wFlows(wRxeA, 0x36),
+			"retransmissions": wFlows(wRxeA, 0x36),
+		}},
+	{file: "wiretruth/loss5-ack-write/veth0.pcap.gz", why: "5 % of the ACKs lost: coalesced ACKs cover them, nothing resent, nothing to say"},
+	{file: "wiretruth/dup20-write/veth1.pcap.gz", why: "20 % of the requests copied on the path (407 copies), nothing lost; the copies are no resends. " +
+		"The requester did time out once (truth: 1 timer episode, 2 packets resent): ack-timeout, which packet-duplication explains",
+		want: map[string][]string{
+			"packet-duplication": wFlows(wRxeA, 0x2e),
+			"ack-timeout":        wFlows(wRxeA, 0x2e),
+		}},
+	{file: "wiretruth/reorder-write/veth1.pcap.gz", why: "requests reordered (delay 2 ms, 25 % sent at once), nothing lost: 8775 late, 0 missing; " +
+		"the responder's sequence NAKs make the requester go back (retransmissions, and ack-timeout where a NAK named no resent PSN)",
+		want: map[string][]string{
+			"packet-reordering": wFlows(wRxeA, 0x28),
+			"retransmissions":   wFlows(wRxeA, 0x28),
+			"ack-timeout":       wFlows(wRxeA, 0x28),
+		}},
+	{file: "wiretruth/clean-read16/veth0.pcap.gz", why: "16 READs of 64 KiB outstanding at full speed, nothing lost, no fault: " +
+		"the emulated host's path reorders READ responses (truth: 379) and the requester asks again",
+		want: map[string][]string{
+			"packet-reordering": wFlows(wRxeB, 0x14),
+			"retransmissions":   wFlows(wRxeA, 0x14),
+			"ack-timeout":       wFlows(wRxeA, 0x14),
+		}},
 }
 
 func TestWireRulesOnCaptures(t *testing.T) {
@@ -601,15 +634,17 @@ func TestWireRulesOnLabFaults(t *testing.T) {
 }
 
 // testdata/lab/probes: ib_write_bw on real rxe, then a link flap (the port
-// rules' business). Healthy: none of these rules fires. rxe's retransmit
-// timer does fire now and then under emulation (completer_retry_err 5 to
-// 7/s, duplicate_request 13 to 15/s against 35,000 packets/s, 0.02 to
-// 0.04%), below retransmissions' 0.1%.
-func TestWireRulesQuietOnLabTraffic(t *testing.T) {
+// rules' business). Nothing lost, but rxe's retransmit timer fires under
+// emulation (completer_retry_err 5 to 7/s with no sequence error,
+// duplicate_request 13 to 15/s received in sequence): each retry stalls a
+// QP for its 67 ms timeout, and ack-timeout's counter variants say so on
+// both ends (no capture in this recording tells whether the answers were
+// late or lost). Below retransmissions' 0.1 % of the packets.
+func TestWireRulesOnLabTraffic(t *testing.T) {
 	p := wirePack(t)
 	snaps := wReplay(t, wtd+"lab/probes/record.bundle.gz")
 	fs, _ := wRun(t, p, snaps)
-	wExpect(t, "record.bundle.gz", fs, nil)
+	wExpect(t, "record.bundle.gz", fs, map[string][]string{"ack-timeout": {"rxe0/1", "rxe1/1"}})
 	// And the rules did look: the port variants evaluated (rxe has the
 	// counters), they were not merely unable to.
 	e := NewEngine(p)
@@ -749,8 +784,8 @@ func TestWireRulesOnRxeCounterDumps(t *testing.T) {
 			"ack-timeout":     {"rxe0/1"},           // 33 rounds, 19 after a NAK: 14 timer rounds (a message's last packet lost), packet-loss explains them
 		}, "netem 1%"},
 		{"counters/counters-ecn.tsv", nil, "one out-of-sequence and one resend in 7.4 s: below every threshold, as in ecn.pcap"},
-		{"counters/counters-write_bw.tsv", map[string][]string{"retransmissions": {"rxe1/1"}, "ack-timeout": {"rxe1/1"}},
-			"no loss configured, but rxe0's retransmit timer fired under emulation (completer_retry_err +4, 0.05% of its packets, below 0.1%): the 21 duplicate requests rxe1 received in sequence for 8021 packets (0.26%) are real timer resends above 0.1%; on hardware that is a responder slower than the ACK timeout, worth a warning"},
+		{"counters/counters-write_bw.tsv", map[string][]string{"retransmissions": {"rxe1/1"}, "ack-timeout": {"rxe0/1", "rxe1/1"}},
+			"no loss configured, but rxe0's retransmit timer fired under emulation (completer_retry_err +4 with no sequence error: each retry stalls the QP for its timeout) and rxe1 received 21 duplicate requests in sequence for 8021 packets (0.26%, above retransmissions' 0.1%); on hardware that is a responder slower than the ACK timeout, worth a warning"},
 		{"faults/rnr-recover/counters.tsv", map[string][]string{"rnr-nak": {"rxe0/1", "rxe1/1"}}, "32 RNR NAKs; rxe1's 32 out_of_seq_request are their side effect"},
 		{"faults/rnr-exceeded/counters.tsv", map[string][]string{"rnr-nak": {"rxe0/1", "rxe1/1"}}, "3 RNR NAKs, retry_rnr_exceeded_err 1"},
 		{"faults/retry/counters.tsv", map[string][]string{"ack-timeout": {"rxe0/1"}}, "retry_exceeded_err 1"},
