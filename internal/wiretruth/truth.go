@@ -377,6 +377,16 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			}
 		}
 	}
+	// Copies of the packets no analyser follows by PSN (ACKs, UD): what the
+	// network did all the same (observeDown counts the others').
+	for dp, fate := range d.downFate {
+		if fate != Duplicate {
+			continue
+		}
+		if p := &d.up[d.upIdx[d.downOf[dp]]]; !tracked(p.Opcode) {
+			acc(p).ft.Duplicated++
+		}
+	}
 	// Per flow: what each capture point sees.
 	for fi, k := range order {
 		fa := flows[k]
