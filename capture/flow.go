@@ -53,6 +53,18 @@ type Flow struct {
 	timerWait     int64
 
 	acks uint64
+	// ACKs that acknowledge nothing new: see FlowSummary.
+	// highestACK: the latest PSN the flow's ACKs
+	// (or a sequence NAK, which acknowledges the PSN before it)
+	// acknowledged; lastACKID: the IPv4 ID of its last ACK, for copies.
+	repeatedACKs uint64
+	highestACK   uint32
+	ackSeen      bool
+	lastACKID    uint16
+	// On a request flow, what the responder's answers said of its resend
+	// episodes (FlowSummary): undone by a repeated ACK, or resent after
+	// the capture had seen the PSN acknowledged.
+	undoneNAKEpisodes, undoneTimerEpisodes, resendsAfterACK uint64
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
 	lastCredits    int
 	hasCredits     bool
@@ -103,6 +115,10 @@ type reqStream struct {
 	order         sendOrder // the sender's order, from IPv4 IDs (sendorder.go)
 	nakSeen       bool      // a NAK or RNR NAK arrived since the last gap
 	undo          fillUndo
+	// episode: the resend episode whose outcome the responder's answers
+	// have not told yet (see Tracker.repeatedACK).
+	episode openEpisode
+	nakUsed bool // the last NAK has had its resend episode
 	// What a flow holds only while it uses it (see compact.go): open PSN
 	// holes, requests awaiting their answer, and the last READ requests
 	// (for judging their responses, reads.go). nil when there is none, so
@@ -163,4 +179,12 @@ func (f *Flow) countOpcode(op roce.Opcode) {
 // score orders flows so that the troubled ones come first.
 func (f *Flow) score() uint64 {
 	return f.gaps*4 + f.retrans + f.outOfOrder + f.naks.Total()*4 + f.icrcBad*4 + f.ecn.CE + f.cnps
+}
+
+// openEpisode is a resend episode awaiting the responder's verdict: from
+// psn, driven by the timer or by a NAK.
+type openEpisode struct {
+	open, timer bool
+	psn         uint32
+	ts          int64 // when the resend was captured
 }

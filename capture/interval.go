@@ -21,7 +21,9 @@ type flowCounters struct {
 	duplicates                                  uint64
 	readReissues, readReissuesUnanswered        uint64
 	timerEpisodes                               uint64
-	acks, zeroCreditACKs                        uint64
+	acks, zeroCreditACKs, repeatedACKs          uint64
+	resendsAfterACK                             uint64
+	undoneNAKEpisodes, undoneTimerEpisodes      uint64
 	naks                                        NAKCounts
 	cnps, cnpsCarried                           uint64
 	ecn                                         ECNCounts
@@ -34,6 +36,8 @@ func (f *Flow) counters() flowCounters {
 		responses: f.responses, messages: f.messages, gaps: f.gaps, missing: f.missing, retrans: f.retrans,
 		goBackN: f.goBackN, outOfOrder: f.outOfOrder, duplicates: f.duplicates, readReissues: f.readReissues,
 		readReissuesUnanswered: f.readReissuesUnanswered, timerEpisodes: f.timerEpisodes, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
+		repeatedACKs: f.repeatedACKs, resendsAfterACK: f.resendsAfterACK,
+		undoneNAKEpisodes: f.undoneNAKEpisodes, undoneTimerEpisodes: f.undoneTimerEpisodes,
 		naks: f.naks, cnps: f.cnps, cnpsCarried: f.cnpsCarried, ecn: f.ecn, becn: f.becn, fecn: f.fecn,
 		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
 }
@@ -98,7 +102,8 @@ func (c flowCounters) minus(o flowCounters) flowCounters {
 		duplicates: sub(c.duplicates, o.duplicates), readReissues: sub(c.readReissues, o.readReissues),
 		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered),
 		timerEpisodes:          sub(c.timerEpisodes, o.timerEpisodes), acks: sub(c.acks, o.acks),
-		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
+		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), repeatedACKs: sub(c.repeatedACKs, o.repeatedACKs), resendsAfterACK: sub(c.resendsAfterACK, o.resendsAfterACK),
+		undoneNAKEpisodes: sub(c.undoneNAKEpisodes, o.undoneNAKEpisodes), undoneTimerEpisodes: sub(c.undoneTimerEpisodes, o.undoneTimerEpisodes), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
 		cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried), ecn: c.ecn.minus(o.ecn), becn: sub(c.becn, o.becn),
 		fecn: sub(c.fecn, o.fecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcBad: sub(c.icrcBad, o.icrcBad),
 		icrcUnver: sub(c.icrcUnver, o.icrcUnver)}
@@ -120,6 +125,7 @@ func (c *flowCounters) addTo(t *Totals) {
 	t.TimerEpisodes += c.timerEpisodes
 	t.ACKs += c.acks
 	t.ZeroCreditACKs += c.zeroCreditACKs
+	t.RepeatedACKs += c.repeatedACKs
 	t.NAKs.add(c.naks)
 	t.CNPs += c.cnpsCarried
 	t.ECN.NotECT += c.ecn.NotECT
@@ -282,6 +288,8 @@ func (c *flowCounters) set(fs *FlowSummary) {
 	fs.Requests, fs.Responses, fs.Messages = c.requests, c.responses, c.messages
 	fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = c.gaps, c.missing, c.retrans
 	fs.GoBackN, fs.OutOfOrder, fs.ACKs, fs.ZeroCreditACKs = c.goBackN, c.outOfOrder, c.acks, c.zeroCreditACKs
+	fs.RepeatedACKs, fs.ResendsAfterACK = c.repeatedACKs, c.resendsAfterACK
+	fs.UndoneNAKEpisodes, fs.UndoneTimerEpisodes = c.undoneNAKEpisodes, c.undoneTimerEpisodes
 	fs.Duplicates = c.duplicates
 	fs.ReadReissues, fs.ReadReissuesUnanswered = c.readReissues, c.readReissuesUnanswered
 	fs.TimerEpisodes = c.timerEpisodes

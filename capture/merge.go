@@ -124,6 +124,7 @@ func (t *Totals) add(o *Totals) {
 	t.TimerEpisodes += o.TimerEpisodes
 	t.ACKs += o.ACKs
 	t.ZeroCreditACKs += o.ZeroCreditACKs
+	t.RepeatedACKs += o.RepeatedACKs
 	t.NAKs.add(o.NAKs)
 	t.CNPs += o.CNPs
 	t.ECN.NotECT += o.ECN.NotECT

@@ -263,12 +263,26 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 	}
 	if newEpisode {
 		f.goBackN++
-		if !(r.nakTS != 0 && r.nakPSN == psn && ts-r.nakTS >= 0 && ts-r.nakTS <= nakHorizon) {
+		timer := !(r.nakTS != 0 && r.nakPSN == psn && ts-r.nakTS >= 0 && ts-r.nakTS <= nakHorizon)
+		if timer {
 			// No NAK asked for this resend: the requester's timer fired.
 			f.timerEpisodes++
 			if w := ts - oldest; oldest >= 0 && (f.timerWait == 0 || w < f.timerWait) {
 				f.timerWait = w
 			}
+		}
+		r.episode = openEpisode{}
+		if a := f.peer; a != nil && a.ackSeen && psnDiff(psn, a.highestACK) >= 0 {
+			// The capture saw the responder acknowledge this PSN before
+			// the requester resent it: the ACK went missing or late
+			// after the capture point.
+			f.resendsAfterACK++
+		} else if timer || !r.nakUsed {
+			// A NAK's verdict is read once: going back again on the same
+			// NAK (its timer fired meanwhile) resends what the first
+			// resend may already have delivered.
+			r.episode = openEpisode{open: true, timer: timer, psn: psn, ts: ts}
+			r.nakUsed = r.nakUsed || !timer
 		}
 		t.note(anomaly{kind: anGoBackN, packet: pkt, ts: ts, flow: f.id, psn: psn, a: psnAdd(r.next, -1)})
 	}

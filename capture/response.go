@@ -94,7 +94,15 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 		switch a.Type() {
 		case roce.AckTypeACK:
 			if op == roce.OpAcknowledge || op == roce.OpAtomicAcknowledge {
+				// The ACK just before, again with its IPv4 ID: a copy
+				// the path made, not an answer.
+				if ipID != 0 && ipID == f.lastACKID {
+					f.duplicates++
+					return
+				}
+				f.lastACKID = ipID
 				f.acks++
+				t.ackSequence(f, req, psn, ts)
 				// Credits advertise the responder's posted receive WQEs;
 				// zero is the step before RNR NAKs.
 				if c, ok := a.Credits(); ok {
@@ -119,6 +127,10 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 			switch a.NAKCode() {
 			case roce.NAKPSNSequenceError:
 				f.naks.PSNSequenceError++
+				// It acknowledges every PSN before the one it names.
+				if prev := psnAdd(psn, -1); !f.ackSeen || psnDiff(f.highestACK, prev) > 0 {
+					f.highestACK, f.ackSeen = prev, true
+				}
 			case roce.NAKInvalidRequest:
 				f.naks.InvalidRequest++
 			case roce.NAKRemoteAccessError:
@@ -134,6 +146,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.NAKCode())})
 			if req != nil {
 				req.req.nakSeen, req.req.nakTS, req.req.nakPSN = true, ts, psn
+				req.req.nakUsed = false
 				markNAK(&req.req)
 			}
 		default:
@@ -147,6 +160,54 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 		// An ACK or NAK between READ responses takes an ID from the same
 		// counter: the responder's order must count it.
 		tr.order.note(psn, ipID, ts)
+	}
+}
+
+// ackSequence follows the PSNs f's ACKs acknowledge. An ACK at or before
+// the latest acknowledges nothing new: the responder got a request again
+// and, as it must for a duplicate (IBTA C9-105), acknowledged it again
+// instead of executing it. What got there twice tells what the network
+// did. A resend from a PSN the ACK covers found its original already
+// there: the requester's episode was not needed, the original came late
+// (reordered, or its answer was late), it was not lost. Each resent
+// packet draws at most one repeat: repeats beyond the requester's resends
+// are requests the path copied after the capture point (packet-duplication).
+func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
+	if !f.ackSeen || psnDiff(f.highestACK, psn) > 0 {
+		f.highestACK, f.ackSeen = psn, true
+		if req != nil {
+			lateAnswer(req, psn, ts)
+		}
+		return
+	}
+	f.repeatedACKs++
+	if req == nil {
+		return
+	}
+	// A NAK episode: the responder had the PSN it NAKed when the resend
+	// came. (Not for a timer episode: after a lost ACK the requester
+	// resends its whole window, and every resend after the first is a
+	// duplicate too; see lateAnswer.)
+	if e := &req.req.episode; e.open && !e.timer && psnDiff(e.psn, psn) >= 0 {
+		e.open = false
+		req.undoneNAKEpisodes++
+	}
+}
+
+// lateAnswer judges a timer episode by the first ACK covering the PSN it
+// went back to. Sooner after the resend than the flow's shortest round
+// trip, that ACK cannot answer the resend: it answers the original, which
+// got there and whose answer came after the timeout (Karn's samples keep
+// the minimum honest: resent requests give none). Later, it may answer
+// either: no verdict (a lost ACK, or a late one whose path was that slow).
+func lateAnswer(req *Flow, psn uint32, ts int64) {
+	e := &req.req.episode
+	if !e.open || !e.timer || psnDiff(e.psn, psn) < 0 {
+		return
+	}
+	e.open = false
+	if req.rtt != nil && req.rtt.n > 0 && ts-e.ts >= 0 && ts-e.ts < req.rtt.min {
+		req.undoneTimerEpisodes++
 	}
 }
 

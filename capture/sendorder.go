@@ -55,7 +55,7 @@ func idBefore(a, b uint16) bool { return a != b && b-a < maxIDLag }
 // flow's last packets, within the ID horizon of the newest (past it the
 // counter may have wrapped): a copy made on the path.
 func (o *sendOrder) copyOf(psn uint32, id uint16, ts int64) bool {
-	if id == 0 {
+	if id == 0 { // recent's empty marks hold ID 0: a copy of the one ID-0 packet is not told
 		return false
 	}
 	if !o.known || ts-o.maxTS < 0 || ts-o.maxTS > idHorizon {
@@ -72,12 +72,24 @@ func (o *sendOrder) copyOf(psn uint32, id uint16, ts int64) bool {
 // late reports whether a packet with this ID was sent before the newest
 // one already seen: the path let a later packet overtake it.
 func (o *sendOrder) late(id uint16, ts int64) bool {
-	return id != 0 && o.known && ts-o.maxTS <= idHorizon && idBefore(id, o.maxID)
+	return o.stamped(id, ts) && o.known && ts-o.maxTS <= idHorizon && idBefore(id, o.maxID)
+}
+
+// stamped reports whether id is the sender's: any ID but 0, and 0 too
+// where the flow's counter is passing it (within maxIDLag either side of
+// the newest ID, inside the horizon). A sender that numbers its packets
+// stamps 0 once per 65,536 of them; one that does not (hardware RoCE)
+// never makes the order known.
+func (o *sendOrder) stamped(id uint16, ts int64) bool {
+	if id != 0 {
+		return true
+	}
+	return o.known && ts-o.maxTS >= 0 && ts-o.maxTS <= idHorizon && (idBefore(o.maxID, 0) || idBefore(0, o.maxID))
 }
 
 // note remembers a packet's PSN and ID.
 func (o *sendOrder) note(psn uint32, id uint16, ts int64) {
-	if id == 0 {
+	if !o.stamped(id, ts) {
 		return
 	}
 	o.recent[o.ri] = idMark{psn: psn, id: id}

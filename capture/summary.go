@@ -116,6 +116,7 @@ type Totals struct {
 	TimerEpisodes          uint64    `json:"timer_episodes" expr:"timer_episodes"`
 	ACKs                   uint64    `json:"acks" expr:"acks"`
 	ZeroCreditACKs         uint64    `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	RepeatedACKs           uint64    `json:"repeated_acks" expr:"repeated_acks"`
 	NAKs                   NAKCounts `json:"naks" expr:"naks"`
 	CNPs                   uint64    `json:"cnps" expr:"cnps"`
 	ECN                    ECNCounts `json:"ecn" expr:"ecn"`
@@ -173,25 +174,43 @@ type FlowSummary struct {
 	// the shortest the requester waited, idle, before such a resend (its
 	// ACK timeout, or a little less); 0 when there was none. Answers
 	// that take longer than that (RTTus) came late, not lost.
-	TimerEpisodes    uint64        `json:"timer_episodes" expr:"timer_episodes"`
-	TimerWaitUs      float64       `json:"timer_wait_us" expr:"timer_wait_us"`
-	ACKs             uint64        `json:"acks" expr:"acks"`
-	LastACKCredits   *int          `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
-	ZeroCreditACKs   uint64        `json:"zero_credit_acks" expr:"zero_credit_acks"`
-	NAKs             NAKCounts     `json:"naks" expr:"naks"`
-	LastNAKPSN       *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	CNPs             uint64        `json:"cnps" expr:"cnps"`
-	CNPsCarried      uint64        `json:"cnps_carried" expr:"cnps_carried"`
-	ECNCE            uint64        `json:"ecn_ce" expr:"ecn_ce"`
-	ECN              ECNCounts     `json:"ecn" expr:"ecn"`
-	DSCP             uint8         `json:"dscp" expr:"dscp"`
-	VLAN             *uint16       `json:"vlan,omitempty" expr:"vlan"`
-	PCP              *uint8        `json:"pcp,omitempty" expr:"pcp"`
-	ICRCErrors       uint64        `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
-	RTTus            RTT           `json:"rtt_us" expr:"rtt_us"`
-	Opcodes          []OpcodeCount `json:"opcodes" expr:"opcodes"`
-	Troubled         bool          `json:"troubled" expr:"troubled"`
+	TimerEpisodes  uint64  `json:"timer_episodes" expr:"timer_episodes"`
+	TimerWaitUs    float64 `json:"timer_wait_us" expr:"timer_wait_us"`
+	ACKs           uint64  `json:"acks" expr:"acks"`
+	LastACKCredits *int    `json:"last_ack_credits,omitempty" expr:"last_ack_credits"`
+	ZeroCreditACKs uint64  `json:"zero_credit_acks" expr:"zero_credit_acks"`
+	// RepeatedACKs: ACKs that acknowledge nothing new (a PSN at or before
+	// one the flow already acknowledged). A responder sends one when a
+	// request it already executed comes again (IBTA: a duplicate request
+	// is acknowledged again, not executed), so each one says a request
+	// reached the responder twice: a resend of a packet that had not been
+	// lost, or a copy the path made.
+	RepeatedACKs uint64 `json:"repeated_acks" expr:"repeated_acks"`
+	// On a request flow, the verdict of its peer's ACKs on its resend
+	// episodes. UndoneNAKEpisodes, UndoneTimerEpisodes: episodes after
+	// which the responder acknowledged again a PSN the requester went
+	// back to - the resend found the original already there, so the
+	// original was late, not lost (NAK: it was overtaken, reordering;
+	// timer: its answer came after the timeout). ResendsAfterACK: episodes
+	// going back to a PSN the capture had already seen acknowledged - the
+	// ACK went missing, or came late, after the capture point.
+	UndoneNAKEpisodes   uint64        `json:"undone_nak_episodes" expr:"undone_nak_episodes"`
+	UndoneTimerEpisodes uint64        `json:"undone_timer_episodes" expr:"undone_timer_episodes"`
+	ResendsAfterACK     uint64        `json:"resends_after_ack" expr:"resends_after_ack"`
+	NAKs                NAKCounts     `json:"naks" expr:"naks"`
+	LastNAKPSN          *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
+	CNPs                uint64        `json:"cnps" expr:"cnps"`
+	CNPsCarried         uint64        `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE               uint64        `json:"ecn_ce" expr:"ecn_ce"`
+	ECN                 ECNCounts     `json:"ecn" expr:"ecn"`
+	DSCP                uint8         `json:"dscp" expr:"dscp"`
+	VLAN                *uint16       `json:"vlan,omitempty" expr:"vlan"`
+	PCP                 *uint8        `json:"pcp,omitempty" expr:"pcp"`
+	ICRCErrors          uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable    uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus               RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes             []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled            bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.

@@ -99,6 +99,14 @@ func (f *FlowSummary) AppendJSONIndent(dst []byte, prefix, indent string) []byte
 	}
 	w.key("zero_credit_acks")
 	w.uint(f.ZeroCreditACKs)
+	w.key("repeated_acks")
+	w.uint(f.RepeatedACKs)
+	w.key("undone_nak_episodes")
+	w.uint(f.UndoneNAKEpisodes)
+	w.key("undone_timer_episodes")
+	w.uint(f.UndoneTimerEpisodes)
+	w.key("resends_after_ack")
+	w.uint(f.ResendsAfterACK)
 	w.key("naks")
 	f.NAKs.appendJSON(&w)
 	if f.LastNAKPSN != nil {
