@@ -312,6 +312,33 @@ var wCaptureCases = []struct {
 			"retransmissions":   wFlows(wRxeA, 0x28),
 			"ack-timeout":       wFlows(wRxeA, 0x28),
 		}},
+	// The same faults seen from the requester's side of them (veth0), where
+	// the capture sees no gap, no copy and no reordering: the responder's
+	// ACKs tell (truth: 0 lost, 8775 reordered; 0 lost, 99 copies; 44
+	// lost, nothing reordered; 43 ACKs copied).
+	{file: "wiretruth/reorder-write/veth0.pcap.gz", why: "reordered after the capture point: 2 NAK episodes undone by repeated ACKs, so reordering, not loss",
+		want: map[string][]string{
+			"packet-reordering": wFlows(wRxeA, 0x28),
+			"retransmissions":   wFlows(wRxeA, 0x28),
+		}},
+	{file: "wiretruth/dup5-write/veth0.pcap.gz", why: "copied after the capture point: 25 repeated ACKs for 5 packets resent; " +
+		"the requester did time out twice (truth: 2 timer episodes, 5 resent), which packet-duplication explains",
+		want: map[string][]string{
+			"packet-duplication": wFlows(wRxeA, 0x2d),
+			"ack-timeout":        wFlows(wRxeA, 0x2d),
+			"retransmissions":    wFlows(wRxeA, 0x2d),
+		}},
+	{file: "wiretruth/loss1-write/veth0.pcap.gz", why: "lost after the capture point: sequence NAKs and go-back-N, no repeated ACK, so loss",
+		want: map[string][]string{
+			"packet-loss":     wFlows(wRxeA, 0x1d),
+			"retransmissions": wFlows(wRxeA, 0x1d),
+		}},
+	{file: "wiretruth/dup10-ack-write/veth0.pcap.gz", why: "the path copies ACKs: 43 with the IPv4 ID of the one before (truth: 43 copies); " +
+		"the requester timed out once (truth: 1 timer episode, 3 resent) with nothing lost",
+		want: map[string][]string{
+			"packet-duplication": wFlows(wRxeB, 0x11),
+			"ack-timeout":        wFlows(wRxeA, 0x11),
+		}},
 	{file: "wiretruth/clean-read16/veth0.pcap.gz", why: "16 READs of 64 KiB outstanding at full speed, nothing lost, no fault: " +
 		"the emulated host's path reorders READ responses (truth: 379) and the requester asks again",
 		want: map[string][]string{
