@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -25,6 +27,9 @@ type Task struct {
 type Runner struct {
 	mu   sync.Mutex
 	busy map[string]bool // tasks still running after their timeout
+	// running counts every task goroutine, abandoned ones included, so
+	// that shutdown can wait for them before it closes their sources.
+	running sync.WaitGroup
 	// Now measures how long each task took (Status.DurationS); time.Now
 	// when nil. A simulation sets a clock of its own.
 	Now func() time.Time
@@ -91,7 +96,9 @@ func (r *Runner) runTimed(ctx context.Context, t Task) (Status, func()) {
 	tctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()
 	done := make(chan result, 1) // a late task sends into it and is dropped
+	r.running.Add(1)
 	go func() {
+		defer r.running.Done()
 		commit, err := t.Run(tctx)
 		r.mu.Lock()
 		delete(r.busy, t.Name)
@@ -110,4 +117,30 @@ func (r *Runner) runTimed(ctx context.Context, t Task) (Status, func()) {
 		return Status{Source: t.Name, State: StateTimeout, Detail: "the sample was cancelled before it answered"}, nil
 	}
 	return Status{Source: t.Name, State: StateTimeout, Detail: fmt.Sprintf("no answer within %v", t.Timeout)}, nil
+}
+
+// Wait waits until every task the runner started has returned, abandoned
+// ones included: a source must not be closed under a task still reading
+// it. If ctx ends first, Wait returns an error naming the tasks still
+// running (a read the kernel never answers), and the caller must leave
+// their sources open.
+func (r *Runner) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		r.running.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	names := make([]string, 0, len(r.busy))
+	for n := range r.busy {
+		names = append(names, n)
+	}
+	r.mu.Unlock()
+	sort.Strings(names)
+	return fmt.Errorf("still running at shutdown: %s", strings.Join(names, ", "))
 }

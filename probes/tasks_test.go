@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 )
@@ -105,5 +106,39 @@ func TestRunnerCancelled(t *testing.T) {
 	}}})
 	if st[0].State != StateTimeout || st[0].Detail != "the sample was cancelled before it answered" || committed {
 		t.Errorf("%+v, committed %v", st[0], committed)
+	}
+}
+
+// A source is closed only after the reads abandoned at their timeout have
+// returned: Wait holds until then, and names a read that never returns.
+func TestRunnerWaitsForAbandonedTasks(t *testing.T) {
+	r := NewRunner()
+	release := make(chan struct{})
+	returned := make(chan struct{})
+	hung := Task{Name: "ethtool", Timeout: 10 * time.Millisecond, Run: func(context.Context) (func(), error) {
+		<-release // a read the kernel does not interrupt
+		close(returned)
+		return nil, nil
+	}}
+	st := r.Run(context.Background(), []Task{hung})
+	if st[0].State != StateTimeout {
+		t.Fatalf("state %v, want timeout", st[0].State)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err := r.Wait(ctx)
+	if err == nil || !strings.Contains(err.Error(), "ethtool") {
+		t.Fatalf("Wait with the read still blocked: %v, want an error naming ethtool", err)
+	}
+
+	close(release)
+	if err := r.Wait(context.Background()); err != nil {
+		t.Fatalf("Wait after the read returned: %v", err)
+	}
+	select {
+	case <-returned:
+	default:
+		t.Fatal("Wait returned before the abandoned task did")
 	}
 }

@@ -76,11 +76,21 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			exp := exporter.New(exporter.Options{Pack: pack, Build: build, PerQP: perQP, MaxQPs: maxQPs})
+			// The run stops before the sources close (the deferred
+			// closeSrc): closing a source under a running probe is a use
+			// after close.
+			runCtx, stopRun := context.WithCancel(ctx)
 			runDone := make(chan error, 1)
+			runStopped := make(chan struct{})
+			defer func() {
+				stopRun()
+				<-runStopped
+			}()
 			go func() {
-				frames := r.Frames(ctx)
+				defer close(runStopped)
+				frames := r.Frames(runCtx)
 				if replay != "" {
-					frames = monitor.Paced(ctx, frames, speed)
+					frames = monitor.Paced(runCtx, frames, speed)
 				}
 				var runErr error
 				for f, err := range frames {

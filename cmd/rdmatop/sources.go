@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
@@ -38,13 +40,16 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 	closeSrc := func() {}
 	if !o.noHost {
 		src, c, _ := sampler.LiveSources(h.root)
-		closeSrc = c
 		opt := sampler.Options{Netdev: h.netdev, Device: h.device}
+		var s *sampler.Sampler
 		if o.recorder != nil {
-			cfg.Host = monitor.RecorderHost{R: sampler.NewRecorder(src, opt)}
+			rec := sampler.NewRecorder(src, opt)
+			s, cfg.Host = rec.Sampler, monitor.RecorderHost{R: rec}
 		} else {
-			cfg.Host = monitor.SamplerHost{S: sampler.New(src, opt)}
+			s = sampler.New(src, opt)
+			cfg.Host = monitor.SamplerHost{S: s}
 		}
+		closeSrc = func() { closeAfter(s, c) }
 		if h.root != "/" {
 			cfg.Source = "root " + h.root
 		}
@@ -81,6 +86,25 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 		return nil, nil, err
 	}
 	return r, closeSrc, nil
+}
+
+// probeDrain bounds how long shutdown waits for probe reads abandoned at
+// their timeout: longer than a probe's own timeout (2 s), so only a read
+// the kernel never answers is left behind.
+const probeDrain = 5 * time.Second
+
+// closeAfter closes the host sources once every probe task reading them
+// has returned. A task still blocked after probeDrain keeps the sources
+// open: closing a socket or file under a running read is a use after
+// close (a nil ethtool handle, a reused descriptor), and the process is
+// ending anyway.
+func closeAfter(s *sampler.Sampler, closeSources func()) {
+	ctx, cancel := context.WithTimeout(context.Background(), probeDrain)
+	defer cancel()
+	if s.Wait(ctx) != nil {
+		return
+	}
+	closeSources()
 }
 
 // openWire opens the live capture on netdev: --workers rings of one

@@ -174,3 +174,9 @@ type portState struct {
 	linkDowned  *uint64
 	linkErrRec  *uint64
 }
+
+// Wait waits for every probe task the sampler started, including those
+// abandoned at their timeout, so that the caller can close the sources
+// they read. An error names the tasks that did not return before ctx
+// ended; their sources must stay open.
+func (s *Sampler) Wait(ctx context.Context) error { return s.runner.Wait(ctx) }
