@@ -87,8 +87,11 @@ type Flow struct {
 	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
 	rtt  *rttHist
 	peer *Flow
-	// indexed is set once the flow is in the tracker's pair index.
-	indexed bool
+	// indexed is set once the flow is in the tracker's pair index;
+	// pairPos and unpairedPos are its positions there (see pairIndex).
+	indexed     bool
+	pairPos     int32
+	unpairedPos int32
 	// touchGen is the tracker's interval generation in which the flow was
 	// last touched (see Tracker.touch).
 	touchGen uint32

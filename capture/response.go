@@ -12,9 +12,9 @@ func (t *Tracker) index(f *Flow) {
 	}
 	f.indexed = true
 	pk := pairKey{f.key.src, f.key.dst}
-	t.pairs[pk] = append(t.pairs[pk], f)
+	t.pairs.add(pk, f)
 	if f.peer == nil {
-		t.unpaired[pk] = append(t.unpaired[pk], f)
+		t.unpaired.add(pk, f)
 	}
 }
 
@@ -30,21 +30,8 @@ func (t *Tracker) link(req, resp *Flow) {
 
 // unlist removes f from the unpaired index.
 func (t *Tracker) unlist(f *Flow) {
-	if !f.indexed {
-		return
-	}
-	pk := pairKey{f.key.src, f.key.dst}
-	list := t.unpaired[pk]
-	for i, c := range list {
-		if c == f {
-			list = append(list[:i], list[i+1:]...)
-			break
-		}
-	}
-	if len(list) == 0 {
-		delete(t.unpaired, pk)
-	} else {
-		t.unpaired[pk] = list
+	if f.indexed {
+		t.unpaired.remove(pairKey{f.key.src, f.key.dst}, f)
 	}
 }
 
@@ -55,7 +42,7 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if f.peer != nil {
 		return f.peer
 	}
-	cands := t.unpaired[pairKey{f.key.dst, f.key.src}]
+	cands := t.unpaired.get(pairKey{f.key.dst, f.key.src})
 	var only, match *Flow
 	free := 0
 	for _, c := range cands {
@@ -289,7 +276,7 @@ func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
 	f.cnpsCarried++
 	target := f.peer
 	if target == nil {
-		if cands := t.pairs[pairKey{f.key.dst, f.key.src}]; len(cands) == 1 {
+		if cands := t.pairs.get(pairKey{f.key.dst, f.key.src}); len(cands) == 1 {
 			target = cands[0]
 		}
 	}

@@ -40,10 +40,10 @@ const (
 type Tracker struct {
 	cfg   TrackerConfig
 	flows flowTable
-	pairs map[pairKey][]*Flow // request flows by host pair
+	pairs pairIndex // request flows by host pair
 	// unpaired is the request flows of pairs whose peer is not known yet:
 	// what a response's lookup scans (see link).
-	unpaired map[pairKey][]*Flow
+	unpaired pairIndex
 	last     *Flow
 	lru      recency // every flow, newest first: what evictOne drops
 	nextID   int
@@ -104,8 +104,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: make(map[pairKey][]*Flow),
-		unpaired: make(map[pairKey][]*Flow), gen: 1}
+	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: newPairIndex(func(f *Flow) *int32 { return &f.pairPos }),
+		unpaired: newPairIndex(func(f *Flow) *int32 { return &f.unpairedPos }), gen: 1}
 }
 
 func (t *Tracker) note(a anomaly) {
@@ -179,26 +179,13 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	t.flows.del(victim)
 	t.unlist(victim)
 	if victim.indexed {
-		pk := pairKey{victim.key.src, victim.key.dst}
-		list := t.pairs[pk]
-		for i, f := range list {
-			if f == victim {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(t.pairs, pk)
-		} else {
-			t.pairs[pk] = list
-		}
+		t.pairs.remove(pairKey{victim.key.src, victim.key.dst}, victim)
 	}
 	if s := victim.peer; s != nil {
 		// The survivor waits for a new peer again.
 		s.peer = nil
 		if s.indexed {
-			pk := pairKey{s.key.src, s.key.dst}
-			t.unpaired[pk] = append(t.unpaired[pk], s)
+			t.unpaired.add(pairKey{s.key.src, s.key.dst}, s)
 		}
 	}
 	if t.last == victim {

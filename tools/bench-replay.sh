@@ -5,9 +5,15 @@
 #
 #   lossy x40  testdata/rxe/pcap/lossy1.pcap copied COPIES times (mergecap -a);
 #              target: rdmatop >= 50x faster than tshark
-#   many-QP    tools/gen-manyqp: 600,000 packets of 120,000 RC QPs between 64
-#              hosts; target: rdmatop >= 10x faster than tshark and rdmatop's
-#              peak RSS <= 200 MB
+#   four traffic shapes from tools/gen-manyqp (issue 19), each with the
+#   targets rdmatop >= 10x faster than tshark and peak RSS <= 200 MB:
+#     one pair     120,000 QPs x 5 packets between one pair of hosts (one
+#                  server and one storage target; every flow in one pair's
+#                  index)
+#     64 hosts     120,000 QPs x 5 packets among 64 hosts (issue 12)
+#     churn        1,000,000 short-lived QPs x 2 packets (SEND, ACK): the
+#                  flow table (65,536) evicts all the time
+#     long-lived   100 QPs x 6,000 packets at a high rate
 #
 # Both are timed the same way, output to /dev/null:
 #   rdmatop replay FILE --json
@@ -19,7 +25,7 @@
 #
 # usage: tools/bench-replay.sh [--strict] [--runs N] [--qps N] [COPIES]
 #   COPIES    copies of lossy1.pcap (default 40)
-#   --qps N   QPs of the many-QP capture (default 120000, 5 packets each)
+#   --qps N   QPs of the one-pair and 64-host shapes (default 120000)
 #   --strict  exit 1 when a target is missed (default: report and exit 0)
 #   RDMATOP=/path/to/rdmatop  time that binary instead of building ./cmd/rdmatop
 #
@@ -136,8 +142,18 @@ mergecap -a -w "$tmp/lossy.pcap" "${files[@]}"
 bench "lossy1.pcap x$copies" "$tmp/lossy.pcap" "$lossy_speedup"
 rm -f "$tmp/lossy.pcap"
 
-"$tmp/gen-manyqp" -o "$tmp/manyqp.pcap" -qps "$qps" 2>/dev/null
-bench "many-QP ($qps RC QPs x 5 packets, tools/gen-manyqp)" "$tmp/manyqp.pcap" "$manyqp_speedup" "$manyqp_rss_mb"
+# shape NAME GEN-FLAGS...: one traffic shape, generated, benched, removed.
+shape() {
+	local name=$1
+	shift
+	"$tmp/gen-manyqp" -o "$tmp/shape.pcap" "$@" 2>/dev/null
+	bench "$name (tools/gen-manyqp $*)" "$tmp/shape.pcap" "$manyqp_speedup" "$manyqp_rss_mb"
+	rm -f "$tmp/shape.pcap"
+}
+shape "one pair" -qps "$qps" -hosts 2
+shape "64 hosts" -qps "$qps" -hosts 64
+shape "churn" -qps 1000000 -packets-per-qp 2 -hosts 64
+shape "long-lived" -qps 100 -packets-per-qp 6000 -hosts 8 -batch 100
 
 echo
 if [ "$missed" = 0 ]; then
