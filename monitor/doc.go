@@ -7,9 +7,13 @@
 // rules itself.
 //
 // One clock drives a run: the wall clock live, the recorded samples' and
-// packets' timestamps in replay. Nothing below this package reads the
-// clock. Live, samples never overlap: a sample slower than the interval
-// delays the next tick, and the Frame says how late it was; a consumer
+// packets' timestamps in replay. Below this package no data is stamped
+// with the clock (the probes measure how long a read took, socket
+// deadlines and the live capture's filter start are timers, not data).
+// Live, samples never overlap and ticks keep time like time.Ticker: a
+// sample slower than the interval delays the next tick, which starts at
+// once and says how late it was and how many intervals were lost
+// (dropped, never caught up back to back); a consumer
 // slower than the run reads the newest Frame through a Latest, never an
 // unbounded queue. In replay the consumer sets the pace: Frames are
 // computed as they are asked for, in constant memory whatever the

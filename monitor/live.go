@@ -69,6 +69,7 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 
 	next := start // the first tick at once
 	skipped := 0
+	var late time.Duration // how far behind its due time next was moved
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -87,8 +88,8 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 		f := Frame{Time: t0, Skipped: skipped, WireStatus: wireStatus}
 		// Timer jitter is not lateness: a tick is late when it starts a
 		// tenth of an interval after it was due (a sample overran).
-		if late := t0.Sub(next); late > r.Interval()/10 {
-			f.LateS = late.Seconds()
+		if l := late + t0.Sub(next); l > r.Interval()/10 {
+			f.LateS = l.Seconds()
 		}
 		var raw *bundle.Tick
 		if cfg.Host != nil {
@@ -110,13 +111,22 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 		if err := r.emit(f, yield); err != nil {
 			return err
 		}
-		// The next tick is due one interval after this one was; when this
-		// one overran, the next starts at once and says how late it is.
+		// The next tick is due one interval after this one was. When
+		// this one overran past it, that tick starts at once, says how
+		// late it is and how many whole intervals were lost beyond it
+		// (dropped, as time.Ticker drops them), and the ticks after it
+		// keep time from when it started: catching up on the old grid
+		// would fire ticks back to back, with near-zero intervals that
+		// make every rate spike.
 		iv := r.Interval()
 		next = next.Add(iv)
 		skipped = 0
 		if n := now(); n.After(next) {
 			skipped = int(n.Sub(next) / iv)
+			late = n.Sub(next)
+			next = n
+		} else {
+			late = 0
 		}
 	}
 }

@@ -86,6 +86,64 @@ func TestLiveSlowHost(t *testing.T) {
 	}
 }
 
+// onceSlowHost is a host whose second sample alone takes delay.
+type onceSlowHost struct {
+	slowHost
+	slow time.Duration
+}
+
+func (h *onceSlowHost) Sample(ctx context.Context, now time.Time) (*probes.Snapshot, *bundle.Tick, error) {
+	h.delay = 0
+	if h.calls.Load() == 1 {
+		h.delay = h.slow
+	}
+	return h.slowHost.Sample(ctx, now)
+}
+
+// One transient overrun (a sample of five intervals) is one late tick
+// that says how many intervals were lost; the ticks after it keep time
+// from it. None fires back to back with the one before: an interval near
+// zero makes every rate spike (the loop used to catch up on its old grid,
+// four Frames ~0 ms apart with skipped 4, 3, 2, 1).
+func TestLiveTransientOverrun(t *testing.T) {
+	const iv = 50 * time.Millisecond
+	h := &onceSlowHost{slow: 5 * iv}
+	r, err := New(Config{Host: h, Interval: iv, Ticks: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []Frame
+	for f, err := range r.Frames(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, f)
+	}
+	if len(frames) != 8 {
+		t.Fatalf("%d frames, want 8", len(frames))
+	}
+	for i := 1; i < len(frames); i++ {
+		// Half an interval leaves room for a loaded machine's timer
+		// jitter; back to back is microseconds.
+		if gap := frames[i].Time.Sub(frames[i-1].Time); gap < iv/2 {
+			t.Errorf("frame %d started %v after frame %d (interval %v): back to back", i, gap, i-1, iv)
+		}
+	}
+	// Frame 1's sample took 5 intervals: frame 2 is due 4 intervals
+	// before it can start, and the 3 whole intervals after the one it
+	// stands for are lost.
+	if f := frames[2]; f.Skipped < 3 || f.LateS < (3*iv).Seconds() {
+		t.Errorf("frame 2 after the overrun: skipped %d, late %.3f s; want skipped >= 3, late >= %.3f s", f.Skipped, f.LateS, (3 * iv).Seconds())
+	}
+	total := 0
+	for _, f := range frames {
+		total += f.Skipped
+	}
+	if total > frames[2].Skipped+1 {
+		t.Errorf("skipped %d in all, %d of them after the overrun: the loss is reported more than once", total, total-frames[2].Skipped)
+	}
+}
+
 // A consumer slower than the run gets the newest Frame through a Latest;
 // nothing queues up.
 func TestLatestSlowConsumer(t *testing.T) {
