@@ -1,6 +1,7 @@
 package monitor
 
 import (
+	"context"
 	"errors"
 
 	"github.com/gopacket/gopacket"
@@ -106,8 +107,9 @@ func (b *batch) add(r Record) {
 }
 
 // nextRecord returns the next record; its Data is valid until the next
-// call.
-func (p *prefetch) nextRecord() (Record, error) {
+// call. It waits for the reader until ctx ends (a pipe that gives nothing
+// more must not hold a cancelled replay).
+func (p *prefetch) nextRecord(ctx context.Context) (Record, error) {
 	for p.cur == nil || p.next == len(p.cur.recs) {
 		if p.cur != nil {
 			if p.cur.err != nil {
@@ -116,11 +118,12 @@ func (p *prefetch) nextRecord() (Record, error) {
 			p.free <- p.cur // never blocks: there are batches places
 			p.cur = nil
 		}
-		b, ok := <-p.full
-		if !ok {
-			return Record{}, errTapeClosed
+		select {
+		case b := <-p.full:
+			p.cur, p.next = b, 0
+		case <-ctx.Done():
+			return Record{}, ctx.Err()
 		}
-		p.cur, p.next = b, 0
 	}
 	r := p.cur.recs[p.next]
 	p.cur.recs[p.next] = Record{}
@@ -128,8 +131,13 @@ func (p *prefetch) nextRecord() (Record, error) {
 	return r, nil
 }
 
-// close stops the reader and waits for it: the source may then be closed.
-func (p *prefetch) close() {
+// close stops the reader and waits for it. closeSrc closes the source
+// first: a reader blocked in a read of a pipe returns only when its file
+// is closed (os.File's Close wakes a pending read), and it touches nothing
+// of the source after that read fails.
+func (p *prefetch) close(closeSrc func() error) error {
 	close(p.stop)
+	err := closeSrc()
 	<-p.done
+	return err
 }

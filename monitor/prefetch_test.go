@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -103,9 +105,9 @@ func TestPrefetchBatchBoundaries(t *testing.T) {
 	}
 	bad := errors.New("record 9001: cut short")
 	p := startPrefetch(&fakeSource{sizes: sizes, err: bad})
-	defer p.close()
+	defer p.close(func() error { return nil })
 	for i, size := range sizes {
-		r, err := p.nextRecord()
+		r, err := p.nextRecord(context.Background())
 		if err != nil {
 			t.Fatalf("record %d: %v", i+1, err)
 		}
@@ -118,7 +120,7 @@ func TestPrefetchBatchBoundaries(t *testing.T) {
 			}
 		}
 	}
-	if _, err := p.nextRecord(); !errors.Is(err, bad) {
+	if _, err := p.nextRecord(context.Background()); !errors.Is(err, bad) {
 		t.Fatalf("at the end: %v, want %v", err, bad)
 	}
 }
@@ -194,5 +196,76 @@ func TestPeekSpanAsLookahead(t *testing.T) {
 	defer tape.Close()
 	if _, _, ok := tape.PeekSpan(1e9); ok {
 		t.Error("a gzip file was peeked")
+	}
+}
+
+// A replay from a pipe whose writer goes quiet (tcpdump -w - piped into
+// rdmatop replay /dev/stdin, the capture stalled; a recording streamed
+// from another host) stops when its context is cancelled, and closing the
+// tape does not wait for the blocked read. The capture tape's reader used
+// to wait on its batch channel without the context, Close on the reader
+// blocked in its read, and a recording's read had no way out at all.
+func TestPipeReplayCancels(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		open       func(string) (Tape, error)
+	}{
+		{"capture", lossy, func(p string) (Tape, error) { return OpenCapture(p) }},
+		{"recording", "../testdata/incidents/access-read-range.pcapng.gz", func(p string) (Tape, error) { return OpenBundle(p) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			noLeak(t)
+			head, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fifo := filepath.Join(t.TempDir(), "pipe")
+			if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+				t.Skipf("mkfifo: %v", err)
+			}
+			writer := make(chan *os.File, 1)
+			go func() {
+				w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					writer <- nil
+					return
+				}
+				w.Write(head[:min(len(head)/2, 64<<10)]) // the start, then nothing
+				writer <- w
+			}()
+			tape, err := tc.open(fifo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := <-writer
+			if w == nil {
+				t.Fatal("could not open the pipe for writing")
+			}
+			defer w.Close() // the writer stays open: the pipe never ends
+
+			r, err := New(Config{Tape: tape, Interval: 100 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			ended := make(chan time.Time, 1)
+			go func() {
+				for _, err := range r.Frames(ctx) {
+					if err != nil {
+						break
+					}
+				}
+				ended <- time.Now()
+			}()
+			time.Sleep(200 * time.Millisecond) // the run has read all there is and waits
+			at := time.Now()
+			cancel()
+			select {
+			case end := <-ended:
+				t.Logf("the run ended %v after the cancel", end.Sub(at))
+			case <-time.After(5 * time.Second):
+				t.Fatal("a replay from a quiet pipe did not stop within 5 s of its cancel")
+			}
+		})
 	}
 }

@@ -27,6 +27,10 @@ type BundleTape struct {
 	scratch string
 	ticks   int
 	n       int // records read
+	// unwatch stops closing f when the first Next's context ends (a pipe
+	// only; see Next); watched says the file was looked at.
+	unwatch func() bool
+	watched bool
 }
 
 // OpenBundle opens a recording.
@@ -67,11 +71,22 @@ func (t *BundleTape) Next(ctx context.Context) (Record, error) {
 			return Record{}, err
 		}
 	}
+	if !t.watched {
+		t.watched = true
+		// A read of a pipe whose writer went quiet blocks until the file
+		// is closed; a regular file's read always returns.
+		if st, err := t.f.Stat(); err == nil && !st.Mode().IsRegular() {
+			t.unwatch = context.AfterFunc(ctx, func() { t.f.Close() })
+		}
+	}
 	rec, err := t.r.ReadRecord()
 	if err == io.EOF {
 		return Record{}, io.EOF
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return Record{}, ctx.Err()
+		}
 		return Record{}, fmt.Errorf("%s: %w", t.path, err)
 	}
 	if p := rec.Packet; p != nil {
@@ -99,6 +114,9 @@ func (t *BundleTape) Next(ctx context.Context) (Record, error) {
 // Close closes the file and removes the scratch directory.
 func (t *BundleTape) Close() error {
 	os.RemoveAll(t.scratch)
+	if t.unwatch != nil && !t.unwatch() {
+		return nil // the context has closed the file
+	}
 	return t.f.Close()
 }
 

@@ -42,7 +42,7 @@ func (t *CaptureTape) Next(ctx context.Context) (Record, error) {
 	if t.ahead == nil {
 		t.ahead = startPrefetch(t.src)
 	}
-	return t.ahead.nextRecord()
+	return t.ahead.nextRecord(ctx)
 }
 
 // Close stops reading and closes the file.
@@ -52,7 +52,7 @@ func (t *CaptureTape) Close() error {
 	}
 	t.closed = true
 	if t.ahead != nil {
-		t.ahead.close()
+		return t.ahead.close(t.src.Close)
 	}
 	return t.src.Close()
 }
