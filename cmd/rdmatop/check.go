@@ -86,6 +86,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		if err != nil {
 			return err
 		}
+		batchMemoryLimit(wf.maxFlows)
 		r, err := open()
 		if err != nil {
 			return usageError{err}

@@ -31,9 +31,16 @@ func memoryLimit(maxFlows int) int64 {
 // benchmark captures in alternating runs (docs/bench.md).
 const gcPercent = 200
 
-// setMemoryLimit applies memoryLimit unless the user set GOMEMLIMIT, and
-// gcPercent with it unless the user set GOGC.
-func setMemoryLimit(maxFlows int) {
+// batchMemoryLimit applies memoryLimit unless the user set GOMEMLIMIT, and
+// gcPercent with it unless the user set GOGC. Only a batch replay (replay
+// and check of a file, without the screen) sets them: it is the one job
+// that builds a large flow table as fast as it can and then exits, where
+// the benchmarks show the gain (docs/bench.md). A live run, the exporter
+// and the screen (whose Timeline keeps a window of its own budget,
+// monitor.WindowBytes) run with Go's defaults: a process-wide knob tuned
+// on replays would make them collect hard near a limit their data does
+// not explain.
+func batchMemoryLimit(maxFlows int) {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
 		return
 	}

@@ -21,7 +21,7 @@ func TestMemoryLimit(t *testing.T) {
 	defer debug.SetMemoryLimit(prev)
 
 	t.Setenv("GOMEMLIMIT", "1GiB") // the user's choice stands
-	setMemoryLimit(65536)
+	batchMemoryLimit(65536)
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT set, the limit became %d", got)
 	}
@@ -31,7 +31,7 @@ func TestMemoryLimit(t *testing.T) {
 func TestSetMemoryLimitKeepsGOGC(t *testing.T) {
 	freshGC(t)
 	t.Setenv("GOGC", "100")
-	setMemoryLimit(1000)
+	batchMemoryLimit(1000)
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC=100 set, the GC percent became %d", got)
 	}
@@ -39,14 +39,14 @@ func TestSetMemoryLimitKeepsGOGC(t *testing.T) {
 
 func TestSetMemoryLimit(t *testing.T) {
 	freshGC(t)
-	setMemoryLimit(1000)
+	batchMemoryLimit(1000)
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
 		t.Errorf("limit %d, want %d", got, memoryLimit(1000))
 	}
 	if got := debug.SetGCPercent(100); got != gcPercent {
 		t.Errorf("GC percent %d, want %d", got, gcPercent)
 	}
-	setMemoryLimit(65536) // already set: kept
+	batchMemoryLimit(65536) // already set: kept
 	if got := debug.SetMemoryLimit(-1); got != memoryLimit(1000) {
 		t.Errorf("a second call changed the limit to %d", got)
 	}

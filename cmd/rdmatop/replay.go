@@ -67,6 +67,7 @@ error names the record and byte offset, and the exit status is 2.`,
 			if screen {
 				return runReplayTUI(cmd, monitor.ModeReplay, args[0], open)
 			}
+			batchMemoryLimit(wf.maxFlows)
 			r, err := open()
 			if err != nil {
 				return usageError{err}

@@ -34,7 +34,6 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 	if err != nil {
 		return nil, nil, err
 	}
-	setMemoryLimit(w.maxFlows)
 	cfg := monitor.Config{Mode: monitor.ModeLive, Interval: h.interval, Pack: pack, Analysis: acfg,
 		Ticks: o.ticks, Warmup: o.warmup, OneShot: o.oneShot, Packets: o.packets, Source: "live"}
 	closeSrc := func() {}
@@ -164,7 +163,6 @@ func replayOpener(path string, iv *hostFlags, w *wireFlags, pack *rules.Pack, pa
 	if err != nil {
 		return nil, 0, err
 	}
-	setMemoryLimit(w.maxFlows)
 	kind, err := sniffFile(path)
 	if err != nil {
 		return nil, 0, err
