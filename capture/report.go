@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/rdmatop/rdmatop/internal/termtext"
 )
 
 // ReportOptions tunes WriteReport.
@@ -25,7 +27,7 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	}
 	b := &strings.Builder{}
 	if s.File != "" {
-		fmt.Fprintf(b, "capture  %s (%s", sanitize(s.File), s.Format)
+		fmt.Fprintf(b, "capture  %s (%s", termtext.Sanitize(s.File), s.Format)
 		if s.Compressed {
 			b.WriteString(", gzip")
 		}
@@ -63,7 +65,7 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		b.WriteString("icrc     not verified (--icrc=off)\n")
 	}
 	if s.Error != "" {
-		fmt.Fprintf(b, "\nINPUT ERROR: %s\n(everything below describes the records before it)\n", sanitize(s.Error))
+		fmt.Fprintf(b, "\nINPUT ERROR: %s\n(everything below describes the records before it)\n", termtext.Sanitize(s.Error))
 	}
 	b.WriteString("\nverdict  ")
 	b.WriteString(verdict(s))
@@ -208,28 +210,4 @@ func nakBreakdown(n NAKCounts) string {
 	add(n.InvalidRDRequest, "invalid RD request")
 	add(n.Reserved, "reserved code")
 	return strings.Join(p, ", ")
-}
-
-// sanitize makes a string from outside safe for a terminal: control
-// characters (escape sequences included) become visible escapes.
-func sanitize(s string) string {
-	clean := true
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -227,9 +228,9 @@ func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 		if q.PID != nil {
 			pid = float64(*q.PID)
 		}
-		comm := Sanitize(q.Comm)
+		comm := termtext.Sanitize(q.Comm)
 		if comm == "" && q.KernOwner != "" {
-			comm = "[" + Sanitize(q.KernOwner) + "]"
+			comm = "[" + termtext.Sanitize(q.KernOwner) + "]"
 		}
 		ws := []string{"-", "-", "-", "-", "-", "-"}
 		wn := []float64{math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()}
@@ -256,8 +257,8 @@ func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 			ws = []string{strconv.FormatFloat(g, 'f', 2, 64), u(gaps), u(retx), u(naks), u(cnps), rtt}
 			wn = []float64{g, float64(gaps), float64(retx), float64(naks), float64(cnps), rttN}
 		}
-		cells := append([]string{Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
-			Sanitize(q.Type), Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
+		cells := append([]string{termtext.Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
+			termtext.Sanitize(q.Type), termtext.Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
 		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0}, wn...)
 		rs = append(rs, newRow(cells, nums, "qp:"+q.State))
 	}
@@ -323,8 +324,8 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		}
 		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 		rs = append(rs, newRow(
-			[]string{strconv.Itoa(w.ID), Sanitize(w.Src) + " → " + Sanitize(w.Dst) + " qp " + strconv.FormatUint(uint64(w.DestQP), 10),
-				Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
+			[]string{strconv.Itoa(w.ID), termtext.Sanitize(w.Src) + " → " + termtext.Sanitize(w.Dst) + " qp " + strconv.FormatUint(uint64(w.DestQP), 10),
+				termtext.Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
 			[]float64{float64(w.ID), 0, 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
 				float64(naks), float64(w.CNPs), float64(w.ECNCE), w.RTTus.P99, 0},
@@ -336,7 +337,7 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 func (m *Model) addEvents(evs []probes.Event) {
 	for i := range evs {
 		e := &evs[i]
-		obj := Sanitize(e.Device)
+		obj := termtext.Sanitize(e.Device)
 		if e.Port != 0 {
 			obj += "/" + strconv.Itoa(e.Port)
 		}
@@ -344,8 +345,8 @@ func (m *Model) addEvents(evs []probes.Event) {
 			obj += " qp " + strconv.FormatUint(uint64(*e.QPN), 10)
 		}
 		m.events = append(m.events, eventRow{newRow(
-			[]string{e.Time.UTC().Format("15:04:05.000"), sevWord(string(e.Severity)), Sanitize(e.Source),
-				Sanitize(e.Kind), obj, Sanitize(e.Detail)},
+			[]string{e.Time.UTC().Format("15:04:05.000"), sevWord(string(e.Severity)), termtext.Sanitize(e.Source),
+				termtext.Sanitize(e.Kind), obj, termtext.Sanitize(e.Detail)},
 			[]float64{float64(e.Time.UnixNano()), 0, 0, 0, 0, 0}, string(e.Severity))})
 	}
 	if len(m.events) > maxEvents {
@@ -397,12 +398,12 @@ func (m *Model) buildCounters() {
 		if c.Rate != nil {
 			r = *c.Rate
 		}
-		unit := Sanitize(c.Unit)
+		unit := termtext.Sanitize(c.Unit)
 		if c.Note != "" {
-			unit += " (" + Sanitize(string(c.Note)) + ")"
+			unit += " (" + termtext.Sanitize(string(c.Note)) + ")"
 		}
 		rs = append(rs, newRow(
-			[]string{Sanitize(c.Name), Sanitize(c.Native), Sanitize(c.Source), strconv.FormatUint(c.Value, 10),
+			[]string{termtext.Sanitize(c.Name), termtext.Sanitize(c.Native), termtext.Sanitize(c.Source), strconv.FormatUint(c.Value, 10),
 				optU(c.Delta), optF(c.Rate), unit},
 			[]float64{0, 0, 0, float64(c.Value), d, r, 0}, ""))
 	}

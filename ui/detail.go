@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -13,7 +14,7 @@ import (
 
 func findingDetail(f rules.Finding) []string {
 	var l []string
-	l = append(l, "severity  "+sevWord(string(f.Severity))+"    rule  "+Sanitize(f.Rule))
+	l = append(l, "severity  "+sevWord(string(f.Severity))+"    rule  "+termtext.Sanitize(f.Rule))
 	if len(f.Objects) > 0 {
 		l = append(l, "objects   "+objects(f.Objects))
 	}
@@ -44,7 +45,7 @@ func findingDetail(f rules.Finding) []string {
 func indent(s string) []string {
 	var out []string
 	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {
-		out = append(out, "  "+Sanitize(ln))
+		out = append(out, "  "+termtext.Sanitize(ln))
 	}
 	return out
 }
@@ -60,7 +61,7 @@ func objects(o map[string]string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(Sanitize(k) + "=" + Sanitize(o[k]))
+		b.WriteString(termtext.Sanitize(k) + "=" + termtext.Sanitize(o[k]))
 	}
 	return b.String()
 }
@@ -79,7 +80,7 @@ func configLines(f *monitor.Frame) []string {
 			continue
 		}
 		n++
-		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+Sanitize(fd.Title)+" ["+fd.Rule+"] "+Sanitize(fd.Evidence))
+		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+termtext.Sanitize(fd.Title)+" ["+fd.Rule+"] "+termtext.Sanitize(fd.Evidence))
 	}
 	if n == 0 {
 		l = append(l, "  no configuration rule fires (MTU, PFC, ECN/DCQCN, GIDs, memory)")
@@ -87,8 +88,8 @@ func configLines(f *monitor.Frame) []string {
 	l = append(l, "", "PORTS")
 	for i := range s.Ports {
 		p := &s.Ports[i]
-		l = append(l, "  "+Sanitize(p.Device)+"/"+strconv.Itoa(p.Port)+"  netdev "+orDash(Sanitize(p.Netdev))+
-			"  "+orDash(p.State)+"  "+orDash(p.LinkLayer)+"  rate "+orDash(Sanitize(p.Rate))+
+		l = append(l, "  "+termtext.Sanitize(p.Device)+"/"+strconv.Itoa(p.Port)+"  netdev "+orDash(termtext.Sanitize(p.Netdev))+
+			"  "+orDash(p.State)+"  "+orDash(p.LinkLayer)+"  rate "+orDash(termtext.Sanitize(p.Rate))+
 			"  MTU "+optI(p.MTU)+"  RoCE MTU "+optI(p.RoCEMTU))
 	}
 	l = append(l, "", "GIDS")
@@ -96,8 +97,8 @@ func configLines(f *monitor.Frame) []string {
 		l = append(l, "  none")
 	}
 	for _, g := range s.Config.GIDs {
-		l = append(l, "  "+fit(Sanitize(g.Device)+"/"+strconv.Itoa(g.Port)+" ["+strconv.Itoa(g.Index)+"]", 16)+
-			fit(Sanitize(g.GID), 40)+" "+fit(Sanitize(g.Type), 11)+" "+Sanitize(g.Netdev))
+		l = append(l, "  "+fit(termtext.Sanitize(g.Device)+"/"+strconv.Itoa(g.Port)+" ["+strconv.Itoa(g.Index)+"]", 16)+
+			fit(termtext.Sanitize(g.GID), 40)+" "+fit(termtext.Sanitize(g.Type), 11)+" "+termtext.Sanitize(g.Netdev))
 	}
 	l = append(l, "", "PFC / TRUST / DSCP (DCB)")
 	if len(s.Config.DCB) == 0 {
@@ -116,7 +117,7 @@ func configLines(f *monitor.Frame) []string {
 				b.WriteString(" " + strconv.Itoa(p) + ":off")
 			}
 		}
-		l = append(l, "  "+Sanitize(d.Netdev)+"  PFC"+b.String()+"  trust "+orDash(Sanitize(d.Trust)))
+		l = append(l, "  "+termtext.Sanitize(d.Netdev)+"  PFC"+b.String()+"  trust "+orDash(termtext.Sanitize(d.Trust)))
 		if len(d.PrioToTC) > 0 {
 			l = append(l, "    prio→tc "+ints(d.PrioToTC))
 		}
@@ -138,15 +139,15 @@ func configLines(f *monitor.Frame) []string {
 		l = append(l, "  unknown (no ecn/ or cc_params on this host)")
 	}
 	for _, e := range s.Config.ECN {
-		l = append(l, "  "+orDash(Sanitize(e.Netdev+e.Device))+"  NP(CNP gen) "+prioBools(e.NPEnabled)+
-			"  RP(rate cut) "+prioBools(e.RPEnabled)+"  ["+Sanitize(e.Source)+"]")
+		l = append(l, "  "+orDash(termtext.Sanitize(e.Netdev+e.Device))+"  NP(CNP gen) "+prioBools(e.NPEnabled)+
+			"  RP(rate cut) "+prioBools(e.RPEnabled)+"  ["+termtext.Sanitize(e.Source)+"]")
 		ks := make([]string, 0, len(e.Params))
 		for k := range e.Params {
 			ks = append(ks, k)
 		}
 		sort.Strings(ks)
 		for _, k := range ks {
-			l = append(l, "    "+Sanitize(k)+" = "+Sanitize(e.Params[k]))
+			l = append(l, "    "+termtext.Sanitize(k)+" = "+termtext.Sanitize(e.Params[k]))
 		}
 	}
 	l = append(l, "", "MEMORY")

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -18,7 +19,7 @@ func (m Model) header() []string {
 	if f == nil {
 		status := ""
 		if l := m.loading; l != nil {
-			status = "reading " + Sanitize(l.Label)
+			status = "reading " + termtext.Sanitize(l.Label)
 			if l.Total > 0 {
 				status += " " + progressBar(l.Done, l.Total, 30) + " " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%"
 			}
@@ -27,7 +28,7 @@ func (m Model) header() []string {
 	}
 	s := f.Snapshot
 	if s != nil {
-		l1.WriteString("  host " + orDash(Sanitize(s.Host.Hostname)) + "  kernel " + orDash(Sanitize(s.Host.Kernel)))
+		l1.WriteString("  host " + orDash(termtext.Sanitize(s.Host.Hostname)) + "  kernel " + orDash(termtext.Sanitize(s.Host.Kernel)))
 	}
 	switch f.Mode {
 	case monitor.ModeReplay:
@@ -39,12 +40,12 @@ func (m Model) header() []string {
 			l1.WriteString(" ×" + strconv.FormatFloat(m.speed, 'g', 3, 64))
 		}
 		if f.Source != "" {
-			l1.WriteString(" " + Sanitize(f.Source))
+			l1.WriteString(" " + termtext.Sanitize(f.Source))
 		}
 	case monitor.ModeDemo:
 		l1.WriteString("  DEMO " + timeline(f.Seq, f.Total, 12) + " " + strconv.Itoa(f.Seq+1) + "/" + strconv.Itoa(f.Total))
 		if f.Phase != "" {
-			l1.WriteString(" phase: " + Sanitize(f.Phase))
+			l1.WriteString(" phase: " + termtext.Sanitize(f.Phase))
 		}
 	default:
 		l1.WriteString("  LIVE")
@@ -77,9 +78,9 @@ func (m Model) header() []string {
 				continue
 			}
 			seen[k] = true
-			l2.WriteString(" " + Sanitize(k))
+			l2.WriteString(" " + termtext.Sanitize(k))
 			if p.Netdev != "" {
-				l2.WriteString("(" + Sanitize(p.Netdev) + ")")
+				l2.WriteString("(" + termtext.Sanitize(p.Netdev) + ")")
 			}
 			if len(seen) == 4 && len(s.Ports) > 4 {
 				l2.WriteString(" +" + strconv.Itoa(len(s.Ports)-4))
@@ -87,11 +88,11 @@ func (m Model) header() []string {
 			}
 		}
 		if p := m.selectedPort(); p != nil {
-			l2.WriteString("  │ " + Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
+			l2.WriteString("  │ " + termtext.Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
 			if p.SpeedMbps != nil {
 				l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
 			} else if p.Rate != "" {
-				l2.WriteString(" " + Sanitize(p.Rate))
+				l2.WriteString(" " + termtext.Sanitize(p.Rate))
 			}
 			l2.WriteString(" MTU " + optI(p.MTU) + "/" + optI(p.RoCEMTU))
 		}
@@ -105,7 +106,7 @@ func (m Model) header() []string {
 	if s != nil {
 		for _, st := range s.Status {
 			if st.State != probes.StateOK {
-				bad = append(bad, Sanitize(st.Source)+": "+string(st.State))
+				bad = append(bad, termtext.Sanitize(st.Source)+": "+string(st.State))
 			}
 		}
 	}
@@ -138,7 +139,7 @@ func wireLine(f *monitor.Frame) string {
 		if st.State == probes.StatePermissionDenied {
 			why = "no permission (needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep)"
 		} else if st.Detail != "" {
-			why += ": " + Sanitize(st.Detail)
+			why += ": " + termtext.Sanitize(st.Detail)
 		}
 		if f.Wire == nil {
 			return "wire unavailable: " + why
@@ -218,10 +219,10 @@ func (m Model) strip() []string {
 		if i == start+n-1 && len(m.active) > start+n {
 			more = " (+" + strconv.Itoa(len(m.active)-start-n) + " more)"
 		}
-		line := cur + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects)
+		line := cur + sevWord(string(f.Severity)) + " " + termtext.Sanitize(f.Title) + " — " + objects(f.Objects)
 		if f.ExplainedBy != nil {
 			// a symptom of the cause above it
-			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + Sanitize(f.Title) + " — " + objects(f.Objects)
+			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + termtext.Sanitize(f.Title) + " — " + objects(f.Objects)
 		} else if len(f.Explains) > 0 {
 			line += " — explains " + ExplainsSummary(f.Explains)
 		}

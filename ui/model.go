@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -452,7 +453,7 @@ func (m *Model) openDetail() {
 	if m.focusStrip {
 		if m.findingSel < len(m.active) {
 			f := m.active[m.findingSel]
-			m.detailTitle = "Finding: " + Sanitize(f.Title)
+			m.detailTitle = "Finding: " + termtext.Sanitize(f.Title)
 			m.detail = findingDetail(f)
 		}
 		return

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -21,7 +22,7 @@ func (m Model) overview(h int) []string {
 			if i == m.port {
 				cur = "▸ "
 			}
-			line := cur + fit(Sanitize(portKey(p)), 12) + " " + fit(Sanitize(p.Netdev), 8) + " " + fit(p.State, 7) + " " +
+			line := cur + fit(termtext.Sanitize(portKey(p)), 12) + " " + fit(termtext.Sanitize(p.Netdev), 8) + " " + fit(p.State, 7) + " " +
 				fitRight(gbps(p.Traffic.RxBytesPerSec), 8) + " " + fitRight(gbps(p.Traffic.TxBytesPerSec), 8) + " " +
 				fitRight(optF(p.Traffic.RxPacketsPerSec), 8) + " " + fitRight(optF(p.Traffic.TxPacketsPerSec), 8) + "  "
 			line = fit(line, 73)
@@ -82,7 +83,7 @@ func (m Model) overview(h int) []string {
 }
 
 func (m Model) pfcPanel(p *probes.Port) []string {
-	out := []string{m.paint(m.styles.ColumnHeader, fit("  PFC "+Sanitize(portKey(p))+"  PRIO  LOSSLESS  RX pause/s  TX pause/s  RX paused  TX paused", m.width))}
+	out := []string{m.paint(m.styles.ColumnHeader, fit("  PFC "+termtext.Sanitize(portKey(p))+"  PRIO  LOSSLESS  RX pause/s  TX pause/s  RX paused  TX paused", m.width))}
 	if len(p.PFC) == 0 {
 		return append(out, "  no per-priority pause counters on this port")
 	}
@@ -94,7 +95,7 @@ func (m Model) pfcPanel(p *probes.Port) []string {
 				en = "yes *"
 			}
 		}
-		line := "  " + fit("", len(Sanitize(portKey(p)))+4) + fitRight(strconv.Itoa(q.Priority), 6) + "  " + fit(en, 8) + "  " +
+		line := "  " + fit("", len(termtext.Sanitize(portKey(p)))+4) + fitRight(strconv.Itoa(q.Priority), 6) + "  " + fit(en, 8) + "  " +
 			fitRight(optF(q.RxPausePerSec), 10) + "  " + fitRight(optF(q.TxPausePerSec), 10) + "  " +
 			fitRight(pct(q.RxPausedPercent), 9) + "  " + fitRight(pct(q.TxPausedPercent), 9)
 		busy := (q.RxPausePerSec != nil && *q.RxPausePerSec > 0) || (q.TxPausePerSec != nil && *q.TxPausePerSec > 0)
@@ -120,7 +121,7 @@ func (m Model) congestionPanel(s *probes.Snapshot) []string {
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		c := p.Congestion
-		out = append(out, clip("               "+fit(Sanitize(portKey(p)), 12)+" "+fitRight(optF(c.CNPSentPerSec), 10)+" "+
+		out = append(out, clip("               "+fit(termtext.Sanitize(portKey(p)), 12)+" "+fitRight(optF(c.CNPSentPerSec), 10)+" "+
 			fitRight(optF(c.CNPHandledPerSec), 10)+" "+fitRight(optF(c.CNPIgnoredPerSec), 10)+" "+
 			fitRight(optF(c.ECNMarkedPerSec), 13), m.width))
 	}
@@ -161,7 +162,7 @@ func topErrors(s *probes.Snapshot, n int) []string {
 	})
 	var out []string
 	for i := 0; i < len(es) && i < n; i++ {
-		out = append(out, "  "+fit(Sanitize(es[i].name), 50)+fitRight(num(es[i].rate), 9)+"/s")
+		out = append(out, "  "+fit(termtext.Sanitize(es[i].name), 50)+fitRight(num(es[i].rate), 9)+"/s")
 	}
 	return out
 }

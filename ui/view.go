@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -119,7 +120,7 @@ func (m Model) body(h int) []string {
 	var out []string
 	if m.view == ViewCounters {
 		if p := m.selectedPort(); p != nil {
-			out = append(out, clip("port "+Sanitize(portKey(p))+" ("+orDash(Sanitize(p.Netdev))+")  "+
+			out = append(out, clip("port "+termtext.Sanitize(portKey(p))+" ("+orDash(termtext.Sanitize(p.Netdev))+")  "+
 				strconv.Itoa(len(t.View))+"/"+strconv.Itoa(len(t.Rows))+" counters   [ ] change port", m.width))
 			h--
 		}
@@ -279,7 +280,7 @@ func (m Model) noDevicesScreen() []string {
 	out := []string{"", m.paint(m.styles.Warning, "  No RDMA devices found on this host."), ""}
 	for _, st := range s.Status {
 		if st.Source == "sysfs" || st.State != probes.StateOK {
-			out = append(out, clip("    "+Sanitize(st.Source)+": "+string(st.State)+" "+Sanitize(st.Detail), m.width))
+			out = append(out, clip("    "+termtext.Sanitize(st.Source)+": "+string(st.State)+" "+termtext.Sanitize(st.Detail), m.width))
 		}
 	}
 	out = append(out, "",

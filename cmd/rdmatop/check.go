@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
 )
@@ -47,7 +48,7 @@ rdmatop never runs the confirm or fix commands it prints.`,
 			var ec exitCode
 			if oneLine && err != nil && !errors.As(err, &ec) {
 				// node-problem-detector reads one line of stdout.
-				fmt.Fprintln(cmd.OutOrStdout(), "UNKNOWN: "+firstLine(sanitize(err.Error())))
+				fmt.Fprintln(cmd.OutOrStdout(), "UNKNOWN: "+firstLine(termtext.Sanitize(err.Error())))
 				return exitCode(exitUsage)
 			}
 			return err
@@ -133,7 +134,7 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above")
 		return nil
 	}
-	line := strings.ToUpper(string(top.Severity)) + ": " + sanitize(top.Title) + " on " + sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
+	line := strings.ToUpper(string(top.Severity)) + ": " + termtext.Sanitize(top.Title) + " on " + termtext.Sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
 	if n > 1 {
 		line += fmt.Sprintf(" (+%d more)", n-1)
 	}

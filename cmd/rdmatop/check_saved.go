@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
@@ -49,12 +50,12 @@ func checkSaved(cmd *cobra.Command, paths []string, pack *rules.Pack) (checkResu
 func writeInputs(w io.Writer, inputs []saved.Input) {
 	fmt.Fprintln(w, "\ninputs")
 	for _, in := range inputs {
-		fmt.Fprintf(w, "  %s\n    %s\n", sanitize(in.Path), sanitize(string(in.Kind)))
+		fmt.Fprintf(w, "  %s\n    %s\n", termtext.Sanitize(in.Path), termtext.Sanitize(string(in.Kind)))
 		for _, r := range in.Read {
-			fmt.Fprintf(w, "      read     %s\n", sanitize(r))
+			fmt.Fprintf(w, "      read     %s\n", termtext.Sanitize(r))
 		}
 		for _, r := range in.Ignored {
-			fmt.Fprintf(w, "      ignored  %s\n", sanitize(r))
+			fmt.Fprintf(w, "      ignored  %s\n", termtext.Sanitize(r))
 		}
 	}
 }

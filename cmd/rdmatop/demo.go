@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/demo"
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -80,7 +81,7 @@ func demoReport(cmd *cobra.Command, w io.Writer, r *monitor.Run) error {
 				continue
 			}
 			active++
-			fmt.Fprintf(w, "  %-8s %s [%s] %s\n", fd.Severity, sanitize(fd.Title), fd.Rule, sanitize(fd.Evidence))
+			fmt.Fprintf(w, "  %-8s %s [%s] %s\n", fd.Severity, termtext.Sanitize(fd.Title), fd.Rule, termtext.Sanitize(fd.Evidence))
 		}
 		if active == 0 {
 			fmt.Fprintln(w, "  no active findings")

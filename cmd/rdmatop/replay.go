@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
@@ -276,8 +277,8 @@ func (b *bundleStory) add(f *monitor.Frame) {
 
 func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.Result) {
 	h := tape.Header()
-	fmt.Fprintf(w, "bundle   %s %s, recorded %s by %s, every %s, %d ticks (format version %d)\n", sanitize(h.Host.Hostname),
-		sanitize(h.Host.Kernel), h.Created.Format("2006-01-02 15:04:05Z07:00"), sanitize(h.Tool), h.Interval, b.ticks, h.Version)
+	fmt.Fprintf(w, "bundle   %s %s, recorded %s by %s, every %s, %d ticks (format version %d)\n", termtext.Sanitize(h.Host.Hostname),
+		termtext.Sanitize(h.Host.Kernel), h.Created.Format("2006-01-02 15:04:05Z07:00"), termtext.Sanitize(h.Tool), h.Interval, b.ticks, h.Version)
 	if tape.Truncated() {
 		fmt.Fprintln(w, "note     the last tick was cut short (the recorder was killed); it is left out")
 	}
@@ -288,12 +289,12 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 			if p.Traffic.RxBytesPerSec != nil && p.Traffic.TxBytesPerSec != nil {
 				rate = fmt.Sprintf("rx %.3f Gb/s tx %.3f Gb/s", *p.Traffic.RxBytesPerSec*8/1e9, *p.Traffic.TxBytesPerSec*8/1e9)
 			}
-			fmt.Fprintf(w, "  %s/%d %-6s %s/%s %s %s\n", sanitize(p.Device), p.Port, sanitize(p.Netdev), p.State, p.PhysState, p.Rate, rate)
+			fmt.Fprintf(w, "  %s/%d %-6s %s/%s %s %s\n", termtext.Sanitize(p.Device), p.Port, termtext.Sanitize(p.Netdev), p.State, p.PhysState, p.Rate, rate)
 		}
 	}
 	fmt.Fprintln(w, "\nevents")
 	for _, e := range b.events {
-		fmt.Fprintf(w, "  %s %-8s %-16s %s %s\n", e.Time.Format("15:04:05.000"), e.Severity, e.Kind, sanitize(e.Device), sanitize(e.Detail))
+		fmt.Fprintf(w, "  %s %-8s %-16s %s %s\n", e.Time.Format("15:04:05.000"), e.Severity, e.Kind, termtext.Sanitize(e.Device), termtext.Sanitize(e.Detail))
 	}
 	if len(b.events) == 0 {
 		fmt.Fprintln(w, "  none")
@@ -304,7 +305,7 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 	if b.last != nil {
 		fmt.Fprintln(w, "\nsources (last tick)")
 		for _, st := range b.last.Status {
-			fmt.Fprintf(w, "  %-14s %s %s\n", sanitize(st.Source), st.State, sanitize(st.Detail))
+			fmt.Fprintf(w, "  %-14s %s %s\n", termtext.Sanitize(st.Source), st.State, termtext.Sanitize(st.Detail))
 		}
 	}
 	if res.Wire != nil {

@@ -8,14 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
 	"github.com/rdmatop/rdmatop/ui"
 )
-
-// sanitize makes outside strings safe for a terminal.
-func sanitize(s string) string { return ui.Sanitize(s) }
 
 // checkResult is the JSON of `rdmatop check --json`.
 type checkResult struct {
@@ -34,11 +32,11 @@ type checkResult struct {
 
 func writeFindings(w io.Writer, res checkResult) {
 	if res.Source != "" {
-		fmt.Fprintf(w, "rdmatop check: %s\n", sanitize(res.Source))
+		fmt.Fprintf(w, "rdmatop check: %s\n", termtext.Sanitize(res.Source))
 	}
 	if res.Inputs != nil {
 		writeInputs(w, res.Inputs)
-		fmt.Fprintf(w, "\nmodel    %s", sanitize(res.Model))
+		fmt.Fprintf(w, "\nmodel    %s", termtext.Sanitize(res.Model))
 		if res.Snapshots > 1 {
 			fmt.Fprintf(w, "; %d readings", res.Snapshots)
 		}
@@ -55,24 +53,24 @@ func writeFindings(w io.Writer, res checkResult) {
 		if c := f.ExplainedBy; c != nil {
 			// A symptom of the finding above: what and where, the cause's
 			// confirm and fix apply.
-			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s\n", strings.ToUpper(string(f.Severity)), sanitize(f.Title), f.Rule, state, c.Rule)
-			fmt.Fprintf(w, "    on       %s\n", sanitize(objects(f.Objects)))
+			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, c.Rule)
+			fmt.Fprintf(w, "    on       %s\n", termtext.Sanitize(objects(f.Objects)))
 			if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
 				fmt.Fprintf(w, "    seen     %s\n", seen)
 			}
-			fmt.Fprintf(w, "    evidence %s\n", sanitize(f.Evidence))
+			fmt.Fprintf(w, "    evidence %s\n", termtext.Sanitize(f.Evidence))
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s [%s]%s\n", strings.ToUpper(string(f.Severity)), sanitize(f.Title), f.Rule, state)
-		fmt.Fprintf(w, "  on       %s\n", sanitize(objects(f.Objects)))
+		fmt.Fprintf(w, "\n%s %s [%s]%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state)
+		fmt.Fprintf(w, "  on       %s\n", termtext.Sanitize(objects(f.Objects)))
 		if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
 			fmt.Fprintf(w, "  seen     %s\n", seen)
 		}
 		if len(f.Explains) > 0 {
 			fmt.Fprintf(w, "  explains %s\n", ExplainsSummary(f.Explains))
 		}
-		fmt.Fprintf(w, "  evidence %s\n", sanitize(f.Evidence))
-		fmt.Fprintf(w, "  cause    %s\n", sanitize(strings.TrimSpace(f.Cause)))
+		fmt.Fprintf(w, "  evidence %s\n", termtext.Sanitize(f.Evidence))
+		fmt.Fprintf(w, "  cause    %s\n", termtext.Sanitize(strings.TrimSpace(f.Cause)))
 		for i, c := range f.Confirm {
 			lead := "  confirm  "
 			if i > 0 {

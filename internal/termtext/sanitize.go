@@ -1,4 +1,8 @@
-package ui
+// Package termtext is rdmatop's one terminal sanitiser: every string from
+// outside (packets, process names, kernel log lines, NCCL logs, saved
+// outputs, rule evidence built from them) goes through Sanitize before it
+// reaches a terminal, on the screen and in every text report.
+package termtext
 
 import (
 	"strings"
