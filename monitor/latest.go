@@ -6,16 +6,15 @@ import (
 )
 
 // Latest hands the newest Frame of a run to a consumer that may be slower
-// than the run (the screen, an exporter's scrapes): Put replaces what was
+// than the run (the live screen): Put replaces what was
 // not taken yet, so nothing queues up. Safe for concurrent use.
 type Latest struct {
-	mu      sync.Mutex
-	f       *Frame
-	taken   bool
-	dropped int // Frames replaced before they were taken
-	err     error
-	done    bool
-	ready   chan struct{} // signalled (capacity 1) when a Frame or the end arrives
+	mu    sync.Mutex
+	f     *Frame
+	taken bool
+	err   error
+	done  bool
+	ready chan struct{} // signalled (capacity 1) when a Frame or the end arrives
 }
 
 // NewLatest returns an empty Latest.
@@ -24,9 +23,6 @@ func NewLatest() *Latest { return &Latest{ready: make(chan struct{}, 1)} }
 // Put makes f the newest Frame.
 func (l *Latest) Put(f Frame) {
 	l.mu.Lock()
-	if l.f != nil && !l.taken {
-		l.dropped++
-	}
 	l.f, l.taken = &f, false
 	l.mu.Unlock()
 	l.signal()
@@ -72,25 +68,6 @@ func (l *Latest) Next(ctx context.Context) (f Frame, ok bool, err error) {
 		case <-l.ready:
 		}
 	}
-}
-
-// Peek returns the newest Frame without taking it (an exporter's scrape),
-// false before the first.
-func (l *Latest) Peek() (Frame, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return Frame{}, false
-	}
-	return *l.f, true
-}
-
-// Dropped returns how many Frames were replaced before a consumer took
-// them.
-func (l *Latest) Dropped() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.dropped
 }
 
 // Publish runs r and puts its Frames into l until the run ends; then it

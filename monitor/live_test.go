@@ -174,9 +174,6 @@ func TestLatestSlowConsumer(t *testing.T) {
 			t.Errorf("frames out of order: %v", got)
 		}
 	}
-	if l.Dropped() != 50-len(got) {
-		t.Errorf("dropped %d, took %d of 50", l.Dropped(), len(got))
-	}
 }
 
 // fileWire plays a capture file as a live source: one packet every pace,

@@ -11,7 +11,7 @@ package rules
 // testdata/scenarios (numbers fixed by construction), the public captures
 // of testdata/pcaps, the lab recordings testdata/lab/{faults,probes}
 // replayed through the sampler, the mlx5 fixture trees, and when present
-// the raw rxe counter dumps of ../../shared/testdata/rxe.
+// the raw rxe counter dumps of ../testdata/rxe.
 
 import (
 	"bufio"
@@ -791,13 +791,10 @@ func TestCaptureBlind(t *testing.T) {
 	}
 }
 
-// The raw rxe counter dumps of the shared store (before/after each run):
-// each pair is one frame. Skipped when the store is not there.
+// The raw rxe counter dumps (testdata/rxe, copied from the shared store
+// with the runs' captures): before/after each run, each pair one frame.
 func TestWireRulesOnRxeCounterDumps(t *testing.T) {
-	const shared = "../../shared/testdata/rxe/"
-	if _, err := os.Stat(shared + "counters"); err != nil {
-		t.Skip("no shared rxe store:", err)
-	}
+	const dumps = "../testdata/rxe/"
 	p := wirePack(t)
 	for _, c := range []struct {
 		file string
@@ -821,7 +818,7 @@ func TestWireRulesOnRxeCounterDumps(t *testing.T) {
 		{"faults/invreq/counters.tsv", nil, "no rxe counter counts invalid requests"},
 		{"faults/remop/counters.tsv", nil, "no rxe counter counts operational errors"},
 	} {
-		snaps := wCounterDump(t, shared+c.file)
+		snaps := wCounterDump(t, dumps+c.file)
 		res := wEvalOnce(t, p, Frame{Time: snaps[1].Time, Snapshot: snaps[1]})
 		wExpect(t, c.file+" ("+c.why+")", res.Findings, c.want)
 	}
