@@ -144,7 +144,7 @@ func encodeIEEE(c Config) []byte {
 	}
 	e := enc{b: []byte{0, byte(CmdIEEEGet), 0, 0}} // AF_UNSPEC
 	e.attr(attrIfname, append([]byte(c.Ifname), 0))
-	e.attr(attrIEEE|nlaFNested, n.b)
+	e.attr(attrIEEE|0x8000, n.b) // NLA_F_NESTED
 	if c.DCBX != nil {
 		e.attr(attrDCBX, []byte{c.DCBX.Mode})
 	}

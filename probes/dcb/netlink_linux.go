@@ -7,16 +7,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
-
-// nl.NativeEndian sets a package global on first use without a lock: the
-// sampler's sources call it from several goroutines at once, so set it
-// before any of them runs.
-func init() { nl.NativeEndian() }
 
 // Netlink is the Linux Querier: one rtnetlink request per call, on a
 // socket in the calling thread's network namespace. GET commands need no
@@ -29,19 +24,11 @@ var _ ContextQuerier = Netlink{}
 // driver that never answers must not hold a goroutine for long.
 const queryTimeout = 5 * time.Second
 
-// dcbMsg is struct dcbmsg { u8 dcb_family; u8 cmd; u16 dcb_pad; }.
-type dcbMsg struct{ cmd Command }
-
-func (m dcbMsg) Len() int          { return sizeDCBMsg }
-func (m dcbMsg) Serialize() []byte { return []byte{unix.AF_UNSPEC, byte(m.cmd), 0, 0} }
-
-// newRequest builds the RTM_GETDCB request for cmd on ifname:
-// nlmsghdr (NLM_F_REQUEST), dcbmsg, DCB_ATTR_IFNAME (NUL-terminated).
-func newRequest(cmd Command, ifname string) *nl.NetlinkRequest {
-	req := nl.NewNetlinkRequest(rtmGetDCB, 0)
-	req.AddData(dcbMsg{cmd: cmd})
-	req.AddData(nl.NewRtAttr(attrIfname, nl.ZeroTerminated(ifname)))
-	return req
+// newRequest builds the RTM_GETDCB request for cmd on ifname: nlmsghdr
+// (NLM_F_REQUEST), struct dcbmsg { u8 dcb_family; u8 cmd; u16 dcb_pad; },
+// DCB_ATTR_IFNAME (NUL-terminated).
+func newRequest(cmd Command, ifname string) *nlmsg.Request {
+	return nlmsg.NewRequest(rtmGetDCB, 0, []byte{unix.AF_UNSPEC, byte(cmd), 0, 0}).String(attrIfname, ifname)
 }
 
 // Query implements Querier.
@@ -57,12 +44,12 @@ func (Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) ([]
 		return nil, err
 	}
 	defer c.Close()
-	bufs, err := c.Execute(ctx, newRequest(cmd, ifname).Serialize())
+	bufs, err := c.Execute(ctx, newRequest(cmd, ifname).Bytes())
 	if err != nil {
 		return nil, err
 	}
 	for _, b := range bufs {
-		msgs, err := nlsock.Split(b)
+		msgs, err := nlmsg.Split(b)
 		if err != nil {
 			return nil, err
 		}

@@ -3,20 +3,22 @@ package dcb
 import (
 	"fmt"
 	"sort"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // dcbmsg is the 4-byte family header after struct nlmsghdr.
 const sizeDCBMsg = 4
 
 // header checks struct dcbmsg and returns the attributes after it.
-func header(payload []byte, want Command) ([]attr, error) {
+func header(payload []byte, want Command) ([]nlmsg.Attr, error) {
 	if len(payload) < sizeDCBMsg {
 		return nil, fmt.Errorf("%v reply: %d bytes, shorter than struct dcbmsg", want, len(payload))
 	}
 	if got := Command(payload[1]); got != want {
 		return nil, fmt.Errorf("reply is for %v, want %v", got, want)
 	}
-	as, err := attrs(payload[sizeDCBMsg:])
+	as, err := nlmsg.Attrs(payload[sizeDCBMsg:])
 	if err != nil {
 		return nil, fmt.Errorf("%v reply: %w", want, err)
 	}
@@ -32,16 +34,16 @@ func ParseIEEE(payload []byte) (Config, error) {
 		return c, err
 	}
 	for _, a := range as {
-		switch a.typ {
+		switch a.Type {
 		case attrIfname:
-			c.Ifname = cString(a.data)
+			c.Ifname = a.String()
 		case attrDCBX:
-			if err := need("DCB_ATTR_DCBX", a.data, 1); err != nil {
+			if err := need("DCB_ATTR_DCBX", a.Data, 1); err != nil {
 				return c, err
 			}
-			c.DCBX = parseDCBX(a.data[0])
+			c.DCBX = parseDCBX(a.Data[0])
 		case attrIEEE:
-			if err := parseIEEENest(&c, a.data); err != nil {
+			if err := parseIEEENest(&c, a.Data); err != nil {
 				return c, err
 			}
 		}
@@ -52,30 +54,30 @@ func ParseIEEE(payload []byte) (Config, error) {
 }
 
 func parseIEEENest(c *Config, b []byte) error {
-	as, err := attrs(b)
+	as, err := nlmsg.Attrs(b)
 	if err != nil {
 		return fmt.Errorf("DCB_ATTR_IEEE: %w", err)
 	}
 	for _, a := range as {
-		switch a.typ {
+		switch a.Type {
 		case ieeeETS:
-			if c.ETS, err = parseETS("DCB_ATTR_IEEE_ETS", a.data); err != nil {
+			if c.ETS, err = parseETS("DCB_ATTR_IEEE_ETS", a.Data); err != nil {
 				return err
 			}
 		case ieeePeerETS:
-			if c.PeerETS, err = parseETS("DCB_ATTR_IEEE_PEER_ETS", a.data); err != nil {
+			if c.PeerETS, err = parseETS("DCB_ATTR_IEEE_PEER_ETS", a.Data); err != nil {
 				return err
 			}
 		case ieeePFC:
-			if c.PFC, err = parsePFC("DCB_ATTR_IEEE_PFC", a.data); err != nil {
+			if c.PFC, err = parsePFC("DCB_ATTR_IEEE_PFC", a.Data); err != nil {
 				return err
 			}
 		case ieeePeerPFC:
-			if c.PeerPFC, err = parsePFC("DCB_ATTR_IEEE_PEER_PFC", a.data); err != nil {
+			if c.PeerPFC, err = parsePFC("DCB_ATTR_IEEE_PEER_PFC", a.Data); err != nil {
 				return err
 			}
 		case ieeeAppTable:
-			apps, _, err := parseApps("DCB_ATTR_IEEE_APP_TABLE", a.data)
+			apps, _, err := parseApps("DCB_ATTR_IEEE_APP_TABLE", a.Data)
 			if err != nil {
 				return err
 			}
@@ -84,33 +86,33 @@ func parseIEEENest(c *Config, b []byte) error {
 			}
 			c.Apps = apps
 		case ieeePeerApp:
-			apps, info, err := parseApps("DCB_ATTR_IEEE_PEER_APP", a.data)
+			apps, info, err := parseApps("DCB_ATTR_IEEE_PEER_APP", a.Data)
 			if err != nil {
 				return err
 			}
 			c.PeerApps, c.PeerAppInfo = apps, info
 		case ieeeMaxRate:
-			if err := need("DCB_ATTR_IEEE_MAXRATE", a.data, sizeMaxRate); err != nil {
+			if err := need("DCB_ATTR_IEEE_MAXRATE", a.Data, sizeMaxRate); err != nil {
 				return err
 			}
 			var r [8]uint64
 			for i := range r {
-				r[i] = ne.Uint64(a.data[8*i:])
+				r[i] = ne.Uint64(a.Data[8*i:])
 			}
 			c.MaxRate = &r
 		case ieeeBuffer:
-			if err := need("DCB_ATTR_DCB_BUFFER", a.data, sizeBuffer); err != nil {
+			if err := need("DCB_ATTR_DCB_BUFFER", a.Data, sizeBuffer); err != nil {
 				return err
 			}
 			var buf Buffer
-			copy(buf.Prio2Buffer[:], a.data[0:8])
+			copy(buf.Prio2Buffer[:], a.Data[0:8])
 			for i := range buf.BufferSize {
-				buf.BufferSize[i] = ne.Uint32(a.data[8+4*i:])
+				buf.BufferSize[i] = ne.Uint32(a.Data[8+4*i:])
 			}
-			buf.TotalSize = ne.Uint32(a.data[40:])
+			buf.TotalSize = ne.Uint32(a.Data[40:])
 			c.Buffer = &buf
 		case ieeeTrustTable:
-			inner, err := attrs(a.data)
+			inner, err := nlmsg.Attrs(a.Data)
 			if err != nil {
 				return fmt.Errorf("DCB_ATTR_DCB_APP_TRUST_TABLE: %w", err)
 			}
@@ -119,14 +121,14 @@ func parseIEEENest(c *Config, b []byte) error {
 			// DCB_ATTR_DCB_APP_TRUST = 1): take the byte whatever the tag.
 			trust := []uint8{}
 			for _, e := range inner {
-				if err := need("trusted selector", e.data, 1); err != nil {
+				if err := need("trusted selector", e.Data, 1); err != nil {
 					return err
 				}
-				trust = append(trust, e.data[0])
+				trust = append(trust, e.Data[0])
 			}
 			c.AppTrust = trust
 		default:
-			c.Skipped = append(c.Skipped, a.typ)
+			c.Skipped = append(c.Skipped, a.Type)
 		}
 	}
 	return nil
@@ -164,23 +166,23 @@ func parsePFC(name string, b []byte) (*PFC, error) {
 // parseApps decodes a nested APP table; a peer table may start with a
 // struct dcb_peer_app_info in an UNSPEC attribute.
 func parseApps(name string, b []byte) ([]App, *PeerAppInfo, error) {
-	as, err := attrs(b)
+	as, err := nlmsg.Attrs(b)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	var apps []App
 	var info *PeerAppInfo
 	for _, a := range as {
-		switch a.typ {
+		switch a.Type {
 		case appIEEE, appDCB:
-			if err := need(name+" entry", a.data, sizeApp); err != nil {
+			if err := need(name+" entry", a.Data, sizeApp); err != nil {
 				return nil, nil, err
 			}
-			sel := a.data[0]
-			apps = append(apps, App{Selector: sel, SelectorName: SelectorName(sel), Priority: a.data[1], Protocol: ne.Uint16(a.data[2:4])})
+			sel := a.Data[0]
+			apps = append(apps, App{Selector: sel, SelectorName: SelectorName(sel), Priority: a.Data[1], Protocol: ne.Uint16(a.Data[2:4])})
 		case appUnspec:
-			if len(a.data) >= sizePeerApp {
-				info = &PeerAppInfo{Willing: a.data[0], Error: a.data[1]}
+			if len(a.Data) >= sizePeerApp {
+				info = &PeerAppInfo{Willing: a.Data[0], Error: a.Data[1]}
 			}
 		}
 	}
@@ -207,11 +209,11 @@ func ParseDCBX(payload []byte) (*DCBX, error) {
 		return nil, err
 	}
 	for _, a := range as {
-		if a.typ == attrDCBX {
-			if err := need("DCB_ATTR_DCBX", a.data, 1); err != nil {
+		if a.Type == attrDCBX {
+			if err := need("DCB_ATTR_DCBX", a.Data, 1); err != nil {
 				return nil, err
 			}
-			return parseDCBX(a.data[0]), nil
+			return parseDCBX(a.Data[0]), nil
 		}
 	}
 	return nil, fmt.Errorf("%v reply without DCB_ATTR_DCBX", CmdGetDCBX)
@@ -224,11 +226,11 @@ func ParseState(payload []byte) (bool, error) {
 		return false, err
 	}
 	for _, a := range as {
-		if a.typ == attrState {
-			if err := need("DCB_ATTR_STATE", a.data, 1); err != nil {
+		if a.Type == attrState {
+			if err := need("DCB_ATTR_STATE", a.Data, 1); err != nil {
 				return false, err
 			}
-			return a.data[0] != 0, nil
+			return a.Data[0] != 0, nil
 		}
 	}
 	return false, fmt.Errorf("%v reply without DCB_ATTR_STATE", CmdGetState)

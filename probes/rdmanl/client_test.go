@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // A Client over the recorded exchanges of `rdma link` and `rdma res show
@@ -133,7 +134,7 @@ func TestSampleDeviceGone(t *testing.T) {
 	ex := append(exchanges(t, "link"), exchanges(t, "res_show_qp")...)
 	for i := range ex {
 		if string(SetSeq(ex[i].Request, 0)) == string(QPDumpRequest(1, 0)) {
-			ex[i].Replies = [][]byte{msg(nlmsgDone, flagMulti, negErrno(22))}
+			ex[i].Replies = [][]byte{msg(nlmsg.TypeDone, nlmsg.FlagMulti, negErrno(22))}
 		}
 	}
 	s, err := (&Client{Conn: NewReplay(ex)}).Sample()

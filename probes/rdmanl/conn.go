@@ -3,6 +3,7 @@ package rdmanl
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -145,7 +146,7 @@ func msgType(req []byte) uint16 {
 	if len(req) < 6 {
 		return 0
 	}
-	return le.Uint16(req[4:])
+	return binary.NativeEndian.Uint16(req[4:])
 }
 
 // statusError turns a recorded status back into an error of the same class.

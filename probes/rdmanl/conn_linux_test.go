@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
@@ -67,19 +68,19 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 
 	ifinfo := make([]byte, 16) // struct ifinfomsg, AF_UNSPEC
 	req := func(flags uint16, index int32) []byte {
-		le.PutUint32(ifinfo[4:], uint32(index))
-		b := make([]byte, nlmsgHdrLen, nlmsgHdrLen+16)
-		le.PutUint32(b, nlmsgHdrLen+16)
-		le.PutUint16(b[4:], unix.RTM_GETLINK)
-		le.PutUint16(b[6:], flags)
+		ne.PutUint32(ifinfo[4:], uint32(index))
+		b := make([]byte, nlmsg.HdrLen, nlmsg.HdrLen+16)
+		ne.PutUint32(b, nlmsg.HdrLen+16)
+		ne.PutUint16(b[4:], unix.RTM_GETLINK)
+		ne.PutUint16(b[6:], flags)
 		return append(b, ifinfo...)
 	}
 	var lastSeq uint32
-	check := func(name string, replies [][]byte, wantEnd uint16) []Message {
+	check := func(name string, replies [][]byte, wantEnd uint16) []nlmsg.Message {
 		t.Helper()
-		var all []Message
+		var all []nlmsg.Message
 		for _, buf := range replies {
-			ms, err := SplitMessages(buf)
+			ms, err := nlmsg.Split(buf)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -101,7 +102,7 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := check("dump", r, nlmsgDone)
+	msgs := check("dump", r, nlmsg.TypeDone)
 	if len(msgs) < 2 || msgs[0].Type != unix.RTM_NEWLINK {
 		t.Errorf("dump: %d messages", len(msgs))
 	}
@@ -110,8 +111,8 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs = check("get", r, nlmsgError)
-	if msgs[0].Type != unix.RTM_NEWLINK || le.Uint32(msgs[len(msgs)-1].Payload) != 0 {
+	msgs = check("get", r, nlmsg.TypeError)
+	if msgs[0].Type != unix.RTM_NEWLINK || ne.Uint32(msgs[len(msgs)-1].Payload) != 0 {
 		t.Errorf("get: not NEWLINK + ACK")
 	}
 	// A get of a missing interface: the kernel's error arrives as bytes.
@@ -119,7 +120,7 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs = check("missing", r, nlmsgError)
+	msgs = check("missing", r, nlmsg.TypeError)
 	if e := ackError(CmdGet, msgs[0]); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
 		t.Errorf("missing link: %v", e)
 	}
@@ -141,9 +142,9 @@ func TestExecuteContextCancel(t *testing.T) {
 		t.Skipf("no NETLINK_ROUTE socket: %v", err)
 	}
 	defer c.Close()
-	unanswered := make([]byte, nlmsgHdrLen+16)
-	le.PutUint32(unanswered, uint32(len(unanswered)))
-	le.PutUint16(unanswered[4:], unix.RTM_GETLINK)
+	unanswered := make([]byte, nlmsg.HdrLen+16)
+	ne.PutUint32(unanswered, uint32(len(unanswered)))
+	ne.PutUint16(unanswered[4:], unix.RTM_GETLINK)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	rec := &Recorder{Conn: c}
@@ -160,10 +161,10 @@ func TestExecuteContextCancel(t *testing.T) {
 		t.Errorf("recorded %+v", ex)
 	}
 	// The socket still answers the next request.
-	dump := make([]byte, nlmsgHdrLen+16)
-	le.PutUint32(dump, uint32(len(dump)))
-	le.PutUint16(dump[4:], unix.RTM_GETLINK)
-	le.PutUint16(dump[6:], dumpFlags)
+	dump := make([]byte, nlmsg.HdrLen+16)
+	ne.PutUint32(dump, uint32(len(dump)))
+	ne.PutUint16(dump[4:], unix.RTM_GETLINK)
+	ne.PutUint16(dump[6:], dumpFlags)
 	if r, err := c.ExecuteContext(context.Background(), dump); err != nil || len(r) == 0 {
 		t.Errorf("after a cancelled request: %d buffers, %v", len(r), err)
 	}

@@ -21,28 +21,6 @@ const (
 // MsgType is the nlmsg_type of an nldev command.
 func MsgType(cmd uint16) uint16 { return nldevClient<<10 + cmd }
 
-// Netlink header values (linux/netlink.h).
-const (
-	nlmsgNoop    = 0x1
-	nlmsgError   = 0x2
-	nlmsgDone    = 0x3
-	nlmsgOverrun = 0x4
-
-	flagRequest = 0x1
-	flagMulti   = 0x2
-	flagAck     = 0x4
-	flagDump    = 0x300
-
-	flagCapped  = 0x100 // NLMSG_ERROR: the request is not echoed
-	flagAckTLVs = 0x200 // NLMSG_ERROR: extended ack attributes follow
-
-	nlmsgHdrLen = 16
-	nlaHdrLen   = 4
-	nlaTypeMask = 0x3fff // strips NLA_F_NESTED and NLA_F_NET_BYTEORDER
-
-	nlmsgerrAttrMsg = 1 // NLMSGERR_ATTR_MSG: extack text
-)
-
 // GroupNotify is RDMA_NL_GROUP_NOTIFY, the monitor multicast group.
 const GroupNotify = 4
 

@@ -1,5 +1,7 @@
 package rdmanl
 
+import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+
 // Device is one RDMA device as RDMA_NLDEV_CMD_GET describes it.
 type Device struct {
 	Index        uint32   `json:"index"`
@@ -35,39 +37,39 @@ func ParseDevices(replies [][]byte) ([]Device, error) {
 
 func parseDevice(p []byte) (Device, error) {
 	var d Device
-	as, err := parseAttrs(p)
+	as, err := nlmsg.Attrs(p)
 	if err != nil {
 		return d, err
 	}
 	for _, a := range as {
 		var u8 uint8
-		switch a.typ {
+		switch a.Type {
 		case attrDevIndex:
-			d.Index, err = a.u32()
+			d.Index, err = a.U32()
 		case attrDevName:
-			d.Name = a.str()
+			d.Name = a.String()
 		case attrPortIndex:
-			d.NumPorts, err = a.u32()
+			d.NumPorts, err = a.U32()
 		case attrCapFlags:
-			d.CapFlags, err = a.u64()
+			d.CapFlags, err = a.U64()
 		case attrFWVersion:
-			d.FW = a.str()
+			d.FW = a.String()
 		case attrNodeGUID:
-			d.NodeGUID, err = a.u64()
+			d.NodeGUID, err = a.U64()
 		case attrSysImageGUID:
-			d.SysImageGUID, err = a.u64()
+			d.SysImageGUID, err = a.U64()
 		case attrDevNodeType:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			d.NodeType = NodeType(u8)
 		case attrDevProtocol:
-			d.Protocol = a.str()
+			d.Protocol = a.String()
 		case attrDevDim:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			d.DIM = u8 != 0
 		case attrDevType:
-			d.DevType, err = a.u8()
+			d.DevType, err = a.U8()
 		case attrParentName:
-			d.ParentName = a.str()
+			d.ParentName = a.String()
 		}
 		if err != nil {
 			return d, err

@@ -1,6 +1,7 @@
 package rdmanl
 
 import (
+	"encoding/binary"
 	"errors"
 	"os"
 	"runtime"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // msg builds one netlink message (test helper).
@@ -17,11 +19,11 @@ func msg(typ, flags uint16, payload ...[]byte) []byte {
 	for _, b := range payload {
 		p = append(p, b...)
 	}
-	b := make([]byte, nlmsgHdrLen, nlmsgHdrLen+len(p))
-	le.PutUint32(b, uint32(nlmsgHdrLen+len(p)))
-	le.PutUint16(b[4:], typ)
-	le.PutUint16(b[6:], flags)
-	le.PutUint32(b[8:], 42)
+	b := make([]byte, nlmsg.HdrLen, nlmsg.HdrLen+len(p))
+	ne.PutUint32(b, uint32(nlmsg.HdrLen+len(p)))
+	ne.PutUint16(b[4:], typ)
+	ne.PutUint16(b[6:], flags)
+	ne.PutUint32(b[8:], 42)
 	return append(b, p...)
 }
 
@@ -31,9 +33,9 @@ func tlv(typ uint16, data ...[]byte) []byte {
 	for _, b := range data {
 		d = append(d, b...)
 	}
-	b := make([]byte, nlaHdrLen, align4(nlaHdrLen+len(d)))
-	le.PutUint16(b, uint16(nlaHdrLen+len(d)))
-	le.PutUint16(b[2:], typ)
+	b := make([]byte, nlmsg.AttrHdrLen, nlmsg.Align(nlmsg.AttrHdrLen+len(d)))
+	ne.PutUint16(b, uint16(nlmsg.AttrHdrLen+len(d)))
+	ne.PutUint16(b[2:], typ)
 	b = append(b, d...)
 	for len(b)%4 != 0 {
 		b = append(b, 0)
@@ -41,21 +43,21 @@ func tlv(typ uint16, data ...[]byte) []byte {
 	return b
 }
 
-func u32b(v uint32) []byte { b := make([]byte, 4); le.PutUint32(b, v); return b }
-func u64b(v uint64) []byte { b := make([]byte, 8); le.PutUint64(b, v); return b }
+func u32b(v uint32) []byte { b := make([]byte, 4); ne.PutUint32(b, v); return b }
+func u64b(v uint64) []byte { b := make([]byte, 8); ne.PutUint64(b, v); return b }
 func strb(s string) []byte { return append([]byte(s), 0) }
 
 // negErrno is -n as the 4 bytes of a C int.
 func negErrno(n int32) []byte { return u32b(uint32(-n)) }
 
 func nlerr(errno int32, flags uint16, extra ...[]byte) []byte {
-	orig := DevGetRequest(0)[:nlmsgHdrLen] // capped: header only
-	return msg(nlmsgError, flags, append([][]byte{u32b(uint32(-errno)), orig}, extra...)...)
+	orig := DevGetRequest(0)[:nlmsg.HdrLen] // capped: header only
+	return msg(nlmsg.TypeError, flags, append([][]byte{u32b(uint32(-errno)), orig}, extra...)...)
 }
 
 func TestKernelErrors(t *testing.T) {
 	// EPERM: permission, naming the capability nldev checks.
-	_, err := ParseQPs([][]byte{nlerr(1, flagCapped)})
+	_, err := ParseQPs([][]byte{nlerr(1, nlmsg.FlagCapped)})
 	var pe *probes.PermissionError
 	if !errors.As(err, &pe) || pe.What != "CAP_NET_ADMIN" || !errors.Is(err, os.ErrPermission) {
 		t.Errorf("EPERM: %v", err)
@@ -64,7 +66,7 @@ func TestKernelErrors(t *testing.T) {
 		t.Errorf("EPERM status: %+v", st)
 	}
 	// EOPNOTSUPP: not supported by this kernel.
-	_, err = ParseStats([][]byte{nlerr(95, flagCapped)})
+	_, err = ParseStats([][]byte{nlerr(95, nlmsg.FlagCapped)})
 	if !errors.Is(err, probes.ErrNotSupported) {
 		t.Errorf("EOPNOTSUPP: %v", err)
 	}
@@ -72,7 +74,7 @@ func TestKernelErrors(t *testing.T) {
 		t.Errorf("EOPNOTSUPP status: %+v", st)
 	}
 	// EINVAL with an extended ack message, request capped.
-	_, err = ParsePorts([][]byte{nlerr(22, flagCapped|flagAckTLVs, tlv(nlmsgerrAttrMsg, strb("no such port")))})
+	_, err = ParsePorts([][]byte{nlerr(22, nlmsg.FlagCapped|nlmsg.FlagAckTLVs, tlv(nlmsg.ErrAttrMsg, strb("no such port")))})
 	var ne *Error
 	if !errors.As(err, &ne) || ne.Errno != EINVAL || ne.Msg != "no such port" || ne.Cmd != "PORT_GET" {
 		t.Errorf("EINVAL: %#v", err)
@@ -88,7 +90,7 @@ func TestKernelErrors(t *testing.T) {
 	}
 	// Extended ack after an uncapped (echoed) request.
 	req := DevGetRequest(3)
-	uncapped := msg(nlmsgError, flagAckTLVs, negErrno(19), req, tlv(nlmsgerrAttrMsg, strb("gone")))
+	uncapped := msg(nlmsg.TypeError, nlmsg.FlagAckTLVs, negErrno(19), req, tlv(nlmsg.ErrAttrMsg, strb("gone")))
 	_, err = ParseDevices([][]byte{uncapped})
 	if !errors.As(err, &ne) || ne.Errno != ENODEV || ne.Msg != "gone" {
 		t.Errorf("uncapped: %v", err)
@@ -98,18 +100,18 @@ func TestKernelErrors(t *testing.T) {
 	}
 	// A failed dump: the errno is in NLMSG_DONE (how res_get_common_dumpit
 	// reports a device index that vanished).
-	_, err = ParseQPs([][]byte{msg(nlmsgDone, flagMulti, negErrno(22))})
+	_, err = ParseQPs([][]byte{msg(nlmsg.TypeDone, nlmsg.FlagMulti, negErrno(22))})
 	if !errors.As(err, &ne) || ne.Errno != EINVAL || ne.Cmd != "RES_QP_GET" {
 		t.Errorf("DONE errno: %v", err)
 	}
 	// An ACK (error 0) ends a get; messages before it are kept.
 	port := msg(MsgType(CmdGet), 0, tlv(attrDevIndex, u32b(0)), tlv(attrPortIndex, u32b(1)), tlv(attrPortState, []byte{1}))
-	ps, err := ParsePorts([][]byte{port, nlerr(0, flagCapped)})
+	ps, err := ParsePorts([][]byte{port, nlerr(0, nlmsg.FlagCapped)})
 	if err != nil || len(ps) != 1 || ps[0].State != PortDown {
 		t.Errorf("ack: %v %v", ps, err)
 	}
 	// Overrun.
-	if _, err = ParseQPs([][]byte{msg(nlmsgOverrun, 0)}); err == nil {
+	if _, err = ParseQPs([][]byte{msg(nlmsg.TypeOverrun, 0)}); err == nil {
 		t.Error("overrun accepted")
 	}
 	// Replies without an end: incomplete.
@@ -147,9 +149,9 @@ func TestUnknownSkipped(t *testing.T) {
 		tlv(attrResQP, entry, tlv(999, u32b(0))),
 	}
 	bufs := [][]byte{
-		append(msg(nlmsgNoop, 0), msg(0x1499, 0, tlv(1, u32b(0)))...),
-		msg(MsgType(CmdResQPGet), flagMulti, body...),
-		msg(nlmsgDone, flagMulti, u32b(0)),
+		append(msg(nlmsg.TypeNoop, 0), msg(0x1499, 0, tlv(1, u32b(0)))...),
+		msg(MsgType(CmdResQPGet), nlmsg.FlagMulti, body...),
+		msg(nlmsg.TypeDone, nlmsg.FlagMulti, u32b(0)),
 	}
 	qps, err := ParseQPs(bufs)
 	if err != nil {
@@ -174,18 +176,22 @@ func TestMalformed(t *testing.T) {
 	}
 	// An attribute whose length runs past its table.
 	bad := append([]byte(nil), good...)
-	le.PutUint16(bad[nlmsgHdrLen+8+12:], 0xfff0) // RES_QP table length
+	ne.PutUint16(bad[nlmsg.HdrLen+8+12:], 0xfff0) // RES_QP table length
 	if _, err := ParseQPs([][]byte{bad, done}); err == nil {
 		t.Error("oversized attribute accepted")
 	}
 	// A u32 attribute with 2 bytes.
 	short := msg(MsgType(CmdGet), 0, tlv(attrDevIndex, []byte{1, 0}))
-	if _, err := ParseDevices([][]byte{short, msg(nlmsgDone, flagMulti, u32b(0))}); err == nil {
+	if _, err := ParseDevices([][]byte{short, msg(nlmsg.TypeDone, nlmsg.FlagMulti, u32b(0))}); err == nil {
 		t.Error("short u32 accepted")
 	}
 	// A QP entry without LQPN.
 	noLQPN := msg(MsgType(CmdResQPGet), 0, tlv(attrResQP, tlv(attrResQPEntry, tlv(attrResType, []byte{2}), tlv(attrResState, []byte{3}))))
-	if _, err := ParseQPs([][]byte{noLQPN, msg(nlmsgDone, 0)}); err == nil {
+	if _, err := ParseQPs([][]byte{noLQPN, msg(nlmsg.TypeDone, 0)}); err == nil {
 		t.Error("QP without LQPN accepted")
 	}
 }
+
+// ne is netlink's byte order, the host's: the helpers above build
+// messages as the kernel of the machine running the tests would.
+var ne = binary.NativeEndian

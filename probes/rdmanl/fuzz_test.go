@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // FuzzParse: no input makes a parser panic. Seeds are every captured
@@ -18,10 +20,10 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	f.Add(nlerr(1, flagCapped|flagAckTLVs, tlv(nlmsgerrAttrMsg, strb("x"))))
+	f.Add(nlerr(1, nlmsg.FlagCapped|nlmsg.FlagAckTLVs, tlv(nlmsg.ErrAttrMsg, strb("x"))))
 	f.Add(msg(MsgType(CmdMonitor), 0, tlv(attrEventType, []byte{2}), tlv(attrDevName, strb("rxe0"))))
 	f.Add(fixture(f, "netlink", "res_show_qp", "rdma-output.json"))
-	f.Add(msg(nlmsgDone, flagMulti|flagAckTLVs, negErrno(22), tlv(nlmsgerrAttrMsg, strb("y"))))
+	f.Add(msg(nlmsg.TypeDone, nlmsg.FlagMulti|nlmsg.FlagAckTLVs, negErrno(22), tlv(nlmsg.ErrAttrMsg, strb("y"))))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		split := [][]byte{b}
 		if len(b) > 1 {
@@ -44,7 +46,7 @@ func FuzzParse(f *testing.F) {
 				_ = e.String()
 			}
 		}
-		_, _ = SplitMessages(b)
+		_, _ = nlmsg.Split(b)
 		_, _ = ParseRdmaJSONQPs(b)
 	})
 }

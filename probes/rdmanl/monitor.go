@@ -1,6 +1,10 @@
 package rdmanl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+)
 
 // MonitorEvent is one message of the RDMA_NL_GROUP_NOTIFY multicast group
 // (what rdma monitor prints). The monitor does not report port state, GID
@@ -33,7 +37,7 @@ func (e MonitorEvent) String() string {
 // ParseMonitor decodes one buffer received on a socket that joined the
 // monitor group. Messages of other types are skipped.
 func ParseMonitor(buf []byte) ([]MonitorEvent, error) {
-	msgs, err := SplitMessages(buf)
+	msgs, err := nlmsg.Split(buf)
 	if err != nil {
 		return nil, err
 	}
@@ -53,28 +57,28 @@ func ParseMonitor(buf []byte) ([]MonitorEvent, error) {
 
 func parseMonitorEvent(p []byte) (MonitorEvent, error) {
 	var ev MonitorEvent
-	as, err := parseAttrs(p)
+	as, err := nlmsg.Attrs(p)
 	if err != nil {
 		return ev, err
 	}
 	typed := false
 	for _, a := range as {
 		var u8 uint8
-		switch a.typ {
+		switch a.Type {
 		case attrEventType:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			ev.Type, typed = EventType(u8), true
 		case attrDevIndex:
-			ev.DevIndex, err = a.u32()
+			ev.DevIndex, err = a.U32()
 			ev.HasDev = true
 		case attrDevName:
-			ev.Dev = a.str()
+			ev.Dev = a.String()
 		case attrPortIndex:
-			ev.Port, err = a.u32()
+			ev.Port, err = a.U32()
 		case attrNdevIndex:
-			ev.NetdevIndex, err = a.u32()
+			ev.NetdevIndex, err = a.U32()
 		case attrNdevName:
-			ev.Netdev = a.str()
+			ev.Netdev = a.String()
 		}
 		if err != nil {
 			return ev, err

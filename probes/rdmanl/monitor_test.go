@@ -3,6 +3,8 @@ package rdmanl
 import (
 	"bytes"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Monitor messages as the reference lays them out (rdma-netlink.md (d)):
@@ -63,7 +65,7 @@ func TestParseSys(t *testing.T) {
 			tlv(attrPrivQKeyMode, []byte{0}),
 			tlv(attrSysMonitorMode, []byte{1}),
 			tlv(attrCopyOnFork, []byte{1})),
-		nlerr(0, flagCapped),
+		nlerr(0, nlmsg.FlagCapped),
 	}
 	s, err := ParseSys(reply)
 	if err != nil {
@@ -73,7 +75,7 @@ func TestParseSys(t *testing.T) {
 		t.Errorf("%+v", s)
 	}
 	// A 6.1 kernel: no MONITOR_MODE attribute.
-	old, err := ParseSys([][]byte{msg(MsgType(CmdSysGet), 0, tlv(attrNetnsMode, []byte{1}), tlv(attrCopyOnFork, []byte{1})), nlerr(0, flagCapped)})
+	old, err := ParseSys([][]byte{msg(MsgType(CmdSysGet), 0, tlv(attrNetnsMode, []byte{1}), tlv(attrCopyOnFork, []byte{1})), nlerr(0, nlmsg.FlagCapped)})
 	if err != nil || old.MonitorSupported {
 		t.Errorf("old kernel: %+v %v", old, err)
 	}

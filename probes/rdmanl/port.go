@@ -1,5 +1,7 @@
 package rdmanl
 
+import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+
 // Port is one port as RDMA_NLDEV_CMD_PORT_GET describes it. The IB-only
 // attributes (CapFlags, SubnetPrefix, LID, SMLID, LMC) are zero on RoCE
 // ports; the netdev is absent when none is attached in the caller's
@@ -40,39 +42,39 @@ func ParsePorts(replies [][]byte) ([]Port, error) {
 
 func parsePort(p []byte) (Port, error) {
 	var pt Port
-	as, err := parseAttrs(p)
+	as, err := nlmsg.Attrs(p)
 	if err != nil {
 		return pt, err
 	}
 	for _, a := range as {
 		var u8 uint8
-		switch a.typ {
+		switch a.Type {
 		case attrDevIndex:
-			pt.DevIndex, err = a.u32()
+			pt.DevIndex, err = a.U32()
 		case attrDevName:
-			pt.Dev = a.str()
+			pt.Dev = a.String()
 		case attrPortIndex:
-			pt.Index, err = a.u32()
+			pt.Index, err = a.U32()
 		case attrCapFlags:
-			pt.CapFlags, err = a.u64()
+			pt.CapFlags, err = a.U64()
 		case attrSubnetPrefix:
-			pt.SubnetPrefix, err = a.u64()
+			pt.SubnetPrefix, err = a.U64()
 		case attrLID:
-			pt.LID, err = a.u32()
+			pt.LID, err = a.U32()
 		case attrSMLID:
-			pt.SMLID, err = a.u32()
+			pt.SMLID, err = a.U32()
 		case attrLMC:
-			pt.LMC, err = a.u8()
+			pt.LMC, err = a.U8()
 		case attrPortState:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			pt.State = PortState(u8)
 		case attrPortPhysState:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			pt.PhysState = PhysState(u8)
 		case attrNdevIndex:
-			pt.NetdevIndex, err = a.u32()
+			pt.NetdevIndex, err = a.U32()
 		case attrNdevName:
-			pt.Netdev = a.str()
+			pt.Netdev = a.String()
 		}
 		if err != nil {
 			return pt, err

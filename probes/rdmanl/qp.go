@@ -1,6 +1,10 @@
 package rdmanl
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+)
 
 // QP is one queue pair of the RES_QP_GET dump. Attributes the kernel
 // sends only for some QPs come with a Has flag: RQPN, RQ PSN and the
@@ -61,34 +65,34 @@ func ParseQPs(replies [][]byte) ([]QP, error) {
 }
 
 func appendQPs(qps []QP, p []byte) ([]QP, error) {
-	as, err := parseAttrs(p)
+	as, err := nlmsg.Attrs(p)
 	if err != nil {
 		return qps, err
 	}
 	var dev QP // device fields shared by the entries
 	var tables [][]byte
 	for _, a := range as {
-		switch a.typ {
+		switch a.Type {
 		case attrDevIndex:
-			if dev.DevIndex, err = a.u32(); err != nil {
+			if dev.DevIndex, err = a.U32(); err != nil {
 				return qps, err
 			}
 		case attrDevName:
-			dev.Dev = a.str()
+			dev.Dev = a.String()
 		case attrResQP:
-			tables = append(tables, a.data)
+			tables = append(tables, a.Data)
 		}
 	}
 	for _, t := range tables {
-		entries, err := parseAttrs(t)
+		entries, err := nlmsg.Attrs(t)
 		if err != nil {
 			return qps, err
 		}
 		for _, e := range entries {
-			if e.typ != attrResQPEntry {
+			if e.Type != attrResQPEntry {
 				continue
 			}
-			q, err := parseQPEntry(e.data)
+			q, err := parseQPEntry(e.Data)
 			if err != nil {
 				return qps, err
 			}
@@ -101,46 +105,46 @@ func appendQPs(qps []QP, p []byte) ([]QP, error) {
 
 func parseQPEntry(b []byte) (QP, error) {
 	var q QP
-	as, err := parseAttrs(b)
+	as, err := nlmsg.Attrs(b)
 	if err != nil {
 		return q, err
 	}
 	var haveLQPN, haveType, haveState bool
 	for _, a := range as {
 		var u8 uint8
-		switch a.typ {
+		switch a.Type {
 		case attrPortIndex:
-			q.Port, err = a.u32()
+			q.Port, err = a.U32()
 		case attrResLQPN:
-			q.LQPN, err = a.u32()
+			q.LQPN, err = a.U32()
 			haveLQPN = true
 		case attrResRQPN:
-			q.RQPN, err = a.u32()
+			q.RQPN, err = a.U32()
 			q.HasRQPN = true
 		case attrResRQPSN:
-			q.RQPSN, err = a.u32()
+			q.RQPSN, err = a.U32()
 			q.HasRQPSN = true
 		case attrResSQPSN:
-			q.SQPSN, err = a.u32()
+			q.SQPSN, err = a.U32()
 		case attrResPathMigState:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			q.PathMig, q.HasPathMig = PathMigState(u8), true
 		case attrResType:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			q.Type, haveType = QPType(u8), true
 		case attrResState:
-			u8, err = a.u8()
+			u8, err = a.U8()
 			q.State, haveState = QPState(u8), true
 		case attrResPID:
-			q.PID, err = a.u32()
+			q.PID, err = a.U32()
 			q.HasPID = true
 		case attrResKernName:
-			q.KernOwner = a.str()
+			q.KernOwner = a.String()
 		case attrResPDN:
-			q.PDN, err = a.u32()
+			q.PDN, err = a.U32()
 			q.HasPDN = true
 		case attrResSubtype:
-			q.SubType = a.str()
+			q.SubType = a.String()
 		}
 		if err != nil {
 			return q, err

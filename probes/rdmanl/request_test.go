@@ -38,8 +38,8 @@ func TestRequestsEqualIproute2(t *testing.T) {
 	}
 	for _, c := range cases {
 		want := fixture(t, "netlink", c.dir, c.file)
-		if le.Uint32(want[12:]) != 0 {
-			t.Errorf("%s/%s: rdma sent nlmsg_pid %d, expected 0", c.dir, c.file, le.Uint32(want[12:]))
+		if ne.Uint32(want[12:]) != 0 {
+			t.Errorf("%s/%s: rdma sent nlmsg_pid %d, expected 0", c.dir, c.file, ne.Uint32(want[12:]))
 		}
 		if !bytes.Equal(c.got, normalise(want)) {
 			t.Errorf("%s/%s:\n got  %s\n want %s", c.dir, c.file, hex.EncodeToString(c.got), hex.EncodeToString(normalise(want)))
@@ -77,10 +77,10 @@ func TestRequestLayouts(t *testing.T) {
 func TestSetSeq(t *testing.T) {
 	req := DevGetRequest(1)
 	s := SetSeq(req, 0x01020304)
-	if le.Uint32(s[8:]) != 0x01020304 || le.Uint32(s[12:]) != 0 {
+	if ne.Uint32(s[8:]) != 0x01020304 || ne.Uint32(s[12:]) != 0 {
 		t.Fatalf("SetSeq: % x", s)
 	}
-	if le.Uint32(req[8:]) != 0 {
+	if ne.Uint32(req[8:]) != 0 {
 		t.Fatal("SetSeq changed its argument")
 	}
 	if got := SetSeq([]byte{1, 2}, 5); !bytes.Equal(got, []byte{1, 2}) {

@@ -1,5 +1,7 @@
 package rdmanl
 
+import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+
 // Counter is one hardware counter.
 type Counter struct {
 	Name  string `json:"name"`
@@ -44,20 +46,20 @@ func ParseStats(replies [][]byte) ([]PortStats, error) {
 
 func parseStats(p []byte) (PortStats, error) {
 	var s PortStats
-	as, err := parseAttrs(p)
+	as, err := nlmsg.Attrs(p)
 	if err != nil {
 		return s, err
 	}
 	for _, a := range as {
-		switch a.typ {
+		switch a.Type {
 		case attrDevIndex:
-			s.DevIndex, err = a.u32()
+			s.DevIndex, err = a.U32()
 		case attrDevName:
-			s.Dev = a.str()
+			s.Dev = a.String()
 		case attrPortIndex:
-			s.Port, err = a.u32()
+			s.Port, err = a.U32()
 		case attrStatHWCounters:
-			s.Counters, err = parseHWCounters(s.Counters, a.data)
+			s.Counters, err = parseHWCounters(s.Counters, a.Data)
 		}
 		if err != nil {
 			return s, err
@@ -67,26 +69,26 @@ func parseStats(p []byte) (PortStats, error) {
 }
 
 func parseHWCounters(out []Counter, b []byte) ([]Counter, error) {
-	entries, err := parseAttrs(b)
+	entries, err := nlmsg.Attrs(b)
 	if err != nil {
 		return out, err
 	}
 	for _, e := range entries {
-		if e.typ != attrStatHWCntEntry {
+		if e.Type != attrStatHWCntEntry {
 			continue
 		}
-		as, err := parseAttrs(e.data)
+		as, err := nlmsg.Attrs(e.Data)
 		if err != nil {
 			return out, err
 		}
 		var c Counter
 		var named, valued bool
 		for _, a := range as {
-			switch a.typ {
+			switch a.Type {
 			case attrStatHWCntName:
-				c.Name, named = a.str(), true
+				c.Name, named = a.String(), true
 			case attrStatHWCntValue:
-				if c.Value, err = a.u64(); err != nil {
+				if c.Value, err = a.U64(); err != nil {
 					return out, err
 				}
 				valued = true

@@ -1,5 +1,7 @@
 package rdmanl
 
+import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+
 // SysInfo is the RDMA subsystem state from SYS_GET. Fields a kernel does
 // not send stay false.
 type SysInfo struct {
@@ -21,19 +23,19 @@ func ParseSys(replies [][]byte) (SysInfo, error) {
 		return s, err
 	}
 	for _, p := range payloads {
-		as, err := parseAttrs(p)
+		as, err := nlmsg.Attrs(p)
 		if err != nil {
 			return s, err
 		}
 		for _, a := range as {
 			var v uint8
-			switch a.typ {
+			switch a.Type {
 			case attrNetnsMode, attrSysMonitorMode, attrCopyOnFork, attrPrivQKeyMode:
-				if v, err = a.u8(); err != nil {
+				if v, err = a.U8(); err != nil {
 					return s, err
 				}
 			}
-			switch a.typ {
+			switch a.Type {
 			case attrNetnsMode:
 				s.NetnsShared = v != 0
 			case attrSysMonitorMode:

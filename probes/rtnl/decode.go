@@ -2,9 +2,10 @@ package rtnl
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"net"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Attribute numbers from linux/if_link.h and linux/if.h. They are fixed
@@ -76,67 +77,68 @@ func DecodeLink(msg []byte) (Link, error) {
 	l.AdminUp = l.Flags&iffUp != 0
 	l.LowerUp = l.Flags&iffLowerUp != 0
 	l.OperState = operState(0)
-	err := walkAttrs(msg[sizeofIfInfomsg:], func(typ uint16, v []byte) error {
+	as, err := nlmsg.Attrs(msg[sizeofIfInfomsg:])
+	if err != nil {
+		return Link{}, fmt.Errorf("rtnetlink link message (ifindex %d): %w", l.Index, err)
+	}
+	for _, a := range as {
+		v := a.Data
 		var err error
-		switch typ {
+		switch a.Type {
 		case iflaIfname:
-			l.Name = cString(v)
+			l.Name = a.String()
 		case iflaAddress:
 			if len(v) > 0 {
 				l.Address = net.HardwareAddr(v).String()
 			}
 		case iflaMTU:
 			var mtu uint32
-			mtu, err = u32(v)
+			mtu, err = a.U32()
 			l.MTU = int(mtu)
 		case iflaLink:
 			var idx uint32
-			idx, err = u32(v)
+			idx, err = a.U32()
 			if idx != 0 && int(idx) != l.Index {
 				l.ParentIndex = int(int32(idx))
 			}
 		case iflaMaster:
 			var idx uint32
-			idx, err = u32(v)
+			idx, err = a.U32()
 			l.MasterIndex = int(int32(idx))
 		case iflaOperstate:
-			if len(v) < 1 {
-				return errShort
-			}
-			l.OperState = operState(v[0])
+			var st uint8
+			st, err = a.U8()
+			l.OperState = operState(st)
 		case iflaCarrier:
-			if len(v) < 1 {
-				return errShort
-			}
-			c := v[0] != 0
-			l.Carrier = &c
+			var c uint8
+			c, err = a.U8()
+			up := c != 0
+			l.Carrier = &up
 		case iflaCarrierChanges:
-			l.CarrierChanges, err = u32p(v)
+			l.CarrierChanges, err = u32p(a)
 		case iflaCarrierUpCount:
-			l.CarrierUpCount, err = u32p(v)
+			l.CarrierUpCount, err = u32p(a)
 		case iflaCarrierDownCount:
-			l.CarrierDownCount, err = u32p(v)
+			l.CarrierDownCount, err = u32p(a)
 		case iflaLinkNetnsid:
 			var id uint32
-			id, err = u32(v)
+			id, err = a.U32()
 			nsid := int32(id)
 			l.ParentNetnsID = &nsid
 		case iflaParentDevName:
-			l.ParentDev = cString(v)
+			l.ParentDev = a.String()
 		case iflaParentDevBusName:
-			l.ParentDevBus = cString(v)
+			l.ParentDevBus = a.String()
 		case iflaStats64:
 			l.Stats, err = decodeStats64(v)
 		case iflaLinkinfo:
-			err = decodeLinkinfo(v, &l)
+			if err = decodeLinkinfo(v, &l); err != nil {
+				err = fmt.Errorf("linkinfo: %w", err)
+			}
 		}
 		if err != nil {
-			return fmt.Errorf("attribute %d: %w", typ, err)
+			return Link{}, fmt.Errorf("rtnetlink link message (ifindex %d): %w", l.Index, err)
 		}
-		return nil
-	})
-	if err != nil {
-		return Link{}, fmt.Errorf("rtnetlink link message (ifindex %d): %w", l.Index, err)
 	}
 	if l.ParentNetnsID != nil && l.ParentIndex == 0 {
 		l.ParentNetnsID = nil // a netns id without a parent says nothing
@@ -145,32 +147,38 @@ func DecodeLink(msg []byte) (Link, error) {
 }
 
 func decodeLinkinfo(b []byte, l *Link) error {
-	var data []byte
-	err := walkAttrs(b, func(typ uint16, v []byte) error {
-		switch typ {
-		case iflaInfoKind:
-			l.Kind = cString(v)
-		case iflaInfoSlaveKind:
-			l.SlaveKind = cString(v)
-		case iflaInfoData:
-			data = v
-		}
-		return nil
-	})
-	if err != nil || data == nil || l.Kind != "vlan" {
+	as, err := nlmsg.Attrs(b)
+	if err != nil {
 		return err
 	}
-	return walkAttrs(data, func(typ uint16, v []byte) error {
-		if typ != iflaVLANID {
-			return nil
+	var data []byte
+	for _, a := range as {
+		switch a.Type {
+		case iflaInfoKind:
+			l.Kind = a.String()
+		case iflaInfoSlaveKind:
+			l.SlaveKind = a.String()
+		case iflaInfoData:
+			data = a.Data
 		}
-		if len(v) < 2 {
-			return errShort
-		}
-		id := binary.NativeEndian.Uint16(v)
-		l.VLANID = &id
+	}
+	if data == nil || l.Kind != "vlan" {
 		return nil
-	})
+	}
+	as, err = nlmsg.Attrs(data)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		if a.Type == iflaVLANID {
+			id, err := a.U16()
+			if err != nil {
+				return err
+			}
+			l.VLANID = &id
+		}
+	}
+	return nil
 }
 
 func decodeStats64(v []byte) (*Stats64, error) {
@@ -201,54 +209,10 @@ func decodeStats64(v []byte) (*Stats64, error) {
 	return s, nil
 }
 
-var errShort = errors.New("attribute too short")
-
-// walkAttrs calls fn for each netlink attribute in b (struct rtattr: u16
-// length including the 4-byte header, u16 type, value padded to 4 bytes).
-// The nested and byte-order flags are masked off the type.
-func walkAttrs(b []byte, fn func(typ uint16, v []byte) error) error {
-	for len(b) > 0 {
-		if len(b) < 4 {
-			return fmt.Errorf("%d trailing bytes, shorter than an attribute header", len(b))
-		}
-		n := int(binary.NativeEndian.Uint16(b[0:2]))
-		typ := binary.NativeEndian.Uint16(b[2:4]) & 0x3fff
-		if n < 4 || n > len(b) {
-			return fmt.Errorf("attribute %d: length %d with %d bytes left", typ, n, len(b))
-		}
-		if err := fn(typ, b[4:n]); err != nil {
-			return err
-		}
-		n = (n + 3) &^ 3
-		if n > len(b) {
-			n = len(b)
-		}
-		b = b[n:]
-	}
-	return nil
-}
-
-func u32(v []byte) (uint32, error) {
-	if len(v) < 4 {
-		return 0, errShort
-	}
-	return binary.NativeEndian.Uint32(v), nil
-}
-
-func u32p(v []byte) (*uint32, error) {
-	x, err := u32(v)
+func u32p(a nlmsg.Attr) (*uint32, error) {
+	x, err := a.U32()
 	if err != nil {
 		return nil, err
 	}
 	return &x, nil
-}
-
-// cString reads a NUL-terminated string attribute (tolerating a missing NUL).
-func cString(v []byte) string {
-	for i, c := range v {
-		if c == 0 {
-			return string(v[:i])
-		}
-	}
-	return string(v)
 }

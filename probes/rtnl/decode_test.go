@@ -179,16 +179,16 @@ func TestDecodeLinkErrors(t *testing.T) {
 	}{
 		"empty":           {nil, "shorter than ifinfomsg"},
 		"short header":    {good[:15], "shorter than ifinfomsg"},
-		"cut attribute":   {good[:len(good)-2], "length 8 with 6 bytes left"},
-		"cut attr header": {append(append([]byte{}, good...), 1, 2), "2 trailing bytes"},
+		"cut attribute":   {good[:len(good)-2], "length 8 out of range (6 bytes left)"},
+		"cut attr header": {append(append([]byte{}, good...), 1, 2), "2 stray bytes"},
 		"zero length":     {msg(ifinfomsg(2, 0), []byte{0, 0, 4, 0}), "length 0"},
-		"short mtu":       {msg(ifinfomsg(2, 0), attr(iflaMTU, []byte{1, 2})), "attribute 4: attribute too short"},
-		"short carrier":   {msg(ifinfomsg(2, 0), attr(iflaCarrier, nil)), "too short"},
-		"short operstate": {msg(ifinfomsg(2, 0), attr(iflaOperstate, nil)), "too short"},
+		"short mtu":       {msg(ifinfomsg(2, 0), attr(iflaMTU, []byte{1, 2})), "attribute 4 has 2 bytes, want 4"},
+		"short carrier":   {msg(ifinfomsg(2, 0), attr(iflaCarrier, nil)), "attribute 33 has 0 bytes, want 1"},
+		"short operstate": {msg(ifinfomsg(2, 0), attr(iflaOperstate, nil)), "attribute 16 has 0 bytes, want 1"},
 		"short stats":     {msg(ifinfomsg(2, 0), attr(iflaStats64, stats64(22))), "IFLA_STATS64 of 176 bytes"},
-		"short vlan id":   {msg(ifinfomsg(2, 0), nested(iflaLinkinfo, attr(iflaInfoKind, str("vlan")), nested(iflaInfoData, attr(iflaVLANID, []byte{1})))), "too short"},
+		"short vlan id":   {msg(ifinfomsg(2, 0), nested(iflaLinkinfo, attr(iflaInfoKind, str("vlan")), nested(iflaInfoData, attr(iflaVLANID, []byte{1})))), "linkinfo: netlink: attribute 1 has 1 bytes, want 2"},
 		"bad nested":      {msg(ifinfomsg(2, 0), attr(iflaLinkinfo, []byte{9, 0, 1, 0})), "length 9"},
-		"short changes":   {msg(ifinfomsg(2, 0), attr(iflaCarrierChanges, []byte{1})), "too short"},
+		"short changes":   {msg(ifinfomsg(2, 0), attr(iflaCarrierChanges, []byte{1})), "attribute 35 has 1 bytes, want 4"},
 	} {
 		_, err := DecodeLink(tc.in)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -4,30 +4,26 @@ package rtnl
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"syscall"
 	"time"
 
 	"github.com/safchain/ethtool"
-	"github.com/vishvananda/netlink/nl"
 	"golang.org/x/sys/unix"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
-
-// nl.NativeEndian sets a package global on first use without a lock: the
-// sampler's sources call it from several goroutines at once, so set it
-// before any of them runs.
-func init() { nl.NativeEndian() }
 
 // socketTimeout bounds one netlink exchange when the caller's context
 // does not, so that a wedged kernel cannot hold a goroutine for long.
 const socketTimeout = 5 * time.Second
 
 // Kernel reads links over one NETLINK_ROUTE socket (RTM_GETLINK, requests
-// built with github.com/vishvananda/netlink/nl) and their speed over one
+// built with probes/internal/nlmsg) and their speed over one
 // ethtool socket (ETHTOOL_GSET, github.com/safchain/ethtool); neither
 // needs privileges. Both sockets belong to the network namespace of the
 // thread that called Open. The read methods are safe for concurrent use;
@@ -83,8 +79,7 @@ func (k *Kernel) LinkContext(ctx context.Context, name string) (Link, error) {
 	if len(name) > unix.IFNAMSIZ-1 {
 		attr = unix.IFLA_ALT_IFNAME
 	}
-	req := k.request(0, 0)
-	req.AddData(nl.NewRtAttr(attr, nl.ZeroTerminated(name)))
+	req := k.request(0, 0).String(uint16(attr), name)
 	return k.one(ctx, req, fmt.Sprintf("rtnl link %s", name))
 }
 
@@ -105,7 +100,7 @@ func (k *Kernel) Links() ([]Link, error) {
 	var err error
 	for range 3 {
 		var msgs [][]byte
-		msgs, err = k.execute(context.Background(), k.request(0, unix.NLM_F_DUMP), unix.RTM_NEWLINK)
+		msgs, err = k.execute(context.Background(), k.request(0, nlmsg.FlagDump), unix.RTM_NEWLINK)
 		if errors.Is(err, errDumpInterrupted) {
 			continue
 		}
@@ -133,34 +128,34 @@ var (
 	errDumpInterrupted = errors.New("rtnl: dump interrupted by a concurrent change")
 )
 
-func (k *Kernel) request(index int, flags int) *nl.NetlinkRequest {
-	req := nl.NewNetlinkRequest(unix.RTM_GETLINK, flags)
-	msg := nl.NewIfInfomsg(unix.AF_UNSPEC)
-	msg.Index = int32(index)
-	req.AddData(msg)
-	return req
+// request starts RTM_GETLINK: struct ifinfomsg (family AF_UNSPEC, the
+// ifindex or 0), attributes to follow.
+func (k *Kernel) request(index int, flags uint16) *nlmsg.Request {
+	ifinfo := make([]byte, unix.SizeofIfInfomsg)
+	binary.NativeEndian.PutUint32(ifinfo[4:], uint32(int32(index))) // ifi_index
+	return nlmsg.NewRequest(unix.RTM_GETLINK, flags, ifinfo)
 }
 
 // execute sends req and returns the payloads of the answers of type
 // resType. The kernel's error comes back as its syscall.Errno; a dump
 // that a concurrent change interrupted returns errDumpInterrupted.
-func (k *Kernel) execute(ctx context.Context, req *nl.NetlinkRequest, resType uint16) ([][]byte, error) {
+func (k *Kernel) execute(ctx context.Context, req *nlmsg.Request, resType uint16) ([][]byte, error) {
 	if k.sock == nil {
 		return nil, errClosed
 	}
-	bufs, err := k.sock.Execute(ctx, req.Serialize())
+	bufs, err := k.sock.Execute(ctx, req.Bytes())
 	if err != nil {
 		return nil, err
 	}
 	var out [][]byte
 	intr := false
 	for _, b := range bufs {
-		msgs, err := nlsock.Split(b)
+		msgs, err := nlmsg.Split(b)
 		if err != nil {
 			return nil, err
 		}
 		for _, m := range msgs {
-			intr = intr || m.Flags&unix.NLM_F_DUMP_INTR != 0
+			intr = intr || m.Flags&nlmsg.FlagDumpIntr != 0
 			switch {
 			case m.IsError(), m.IsDone():
 				if e := m.Errno(); e != 0 {
@@ -178,7 +173,7 @@ func (k *Kernel) execute(ctx context.Context, req *nl.NetlinkRequest, resType ui
 }
 
 // one executes a request for a single link.
-func (k *Kernel) one(ctx context.Context, req *nl.NetlinkRequest, what string) (Link, error) {
+func (k *Kernel) one(ctx context.Context, req *nlmsg.Request, what string) (Link, error) {
 	if k.sock == nil {
 		return Link{}, errClosed
 	}

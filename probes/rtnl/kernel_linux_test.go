@@ -6,12 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"os"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"

@@ -4,10 +4,11 @@ package rtnl
 
 import (
 	"context"
-	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 
 	"golang.org/x/sys/unix"
 )

@@ -12,24 +12,12 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// Netlink header layout (include/uapi/linux/netlink.h).
-const (
-	HdrLen = 16 // sizeof(struct nlmsghdr)
-
-	typeError = 0x2 // NLMSG_ERROR
-	typeDone  = 0x3 // NLMSG_DONE
-
-	flagMulti = 0x2 // NLM_F_MULTI
-	flagAck   = 0x4 // NLM_F_ACK
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // DefaultTimeout bounds a request when Open is given 0.
 const DefaultTimeout = 5 * time.Second
-
-// ne is the byte order of netlink headers: the host's.
-var ne = binary.NativeEndian
 
 // Conn is one netlink socket. Requests are serialised; Execute and Close
 // are safe for concurrent use.
@@ -99,7 +87,7 @@ var longAgo = time.Unix(1, 0)
 // os.ErrDeadlineExceeded when the answer is not complete within the
 // Conn's timeout.
 func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
-	if len(req) < HdrLen {
+	if len(req) < nlmsg.HdrLen {
 		return nil, fmt.Errorf("netlink: request of %d bytes, shorter than its header", len(req))
 	}
 	select {
@@ -117,8 +105,8 @@ func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
 	c.seq++
 	seq := c.seq
 	msg := append([]byte(nil), req...)
-	ne.PutUint32(msg[8:], seq)
-	wantAck := ne.Uint16(msg[6:])&flagAck != 0
+	binary.NativeEndian.PutUint32(msg[8:], seq)
+	wantAck := binary.NativeEndian.Uint16(msg[6:])&nlmsg.FlagAck != 0
 
 	deadline, ctxDeadline := time.Now().Add(c.timeout), false
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -168,7 +156,7 @@ func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
 		if rerr != nil {
 			return nil, fmt.Errorf("netlink receive: %w", rerr)
 		}
-		msgs, err := Split(buf)
+		msgs, err := nlmsg.Split(buf)
 		if err != nil {
 			return nil, err
 		}
@@ -178,7 +166,7 @@ func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
 				continue
 			}
 			mine = true
-			if m.Type == typeDone || m.Type == typeError || !wantAck && m.Flags&flagMulti == 0 {
+			if m.IsDone() || m.IsError() || !wantAck && m.Flags&nlmsg.FlagMulti == 0 {
 				done = true
 			}
 		}
@@ -240,49 +228,3 @@ func ReadDatagram(fd int) ([]byte, error) {
 		}
 	}
 }
-
-// Message is one netlink message of a receive buffer.
-type Message struct {
-	Type    uint16
-	Flags   uint16
-	Seq     uint32
-	PID     uint32
-	Payload []byte // the bytes after struct nlmsghdr
-}
-
-// Split cuts one receive buffer into its messages.
-func Split(buf []byte) ([]Message, error) {
-	var out []Message
-	for len(buf) > 0 {
-		if len(buf) < HdrLen {
-			return out, fmt.Errorf("netlink: %d stray bytes after the last message", len(buf))
-		}
-		n := int(ne.Uint32(buf))
-		if n < HdrLen || n > len(buf) {
-			return out, fmt.Errorf("netlink: message length %d out of range (%d bytes left)", n, len(buf))
-		}
-		out = append(out, Message{Type: ne.Uint16(buf[4:]), Flags: ne.Uint16(buf[6:]), Seq: ne.Uint32(buf[8:]),
-			PID: ne.Uint32(buf[12:]), Payload: buf[HdrLen:n]})
-		n = (n + 3) &^ 3 // NLMSG_ALIGN
-		if n > len(buf) {
-			n = len(buf)
-		}
-		buf = buf[n:]
-	}
-	return out, nil
-}
-
-// Errno is the error an NLMSG_ERROR message carries (0 for an ACK), or
-// the one a dump's NLMSG_DONE ends with (0 when it completed).
-func (m Message) Errno() unix.Errno {
-	if m.Type != typeError && m.Type != typeDone || len(m.Payload) < 4 {
-		return 0
-	}
-	return unix.Errno(-int32(ne.Uint32(m.Payload)))
-}
-
-// IsError reports an NLMSG_ERROR message (an ACK or an error).
-func (m Message) IsError() bool { return m.Type == typeError }
-
-// IsDone reports NLMSG_DONE.
-func (m Message) IsDone() bool { return m.Type == typeDone }

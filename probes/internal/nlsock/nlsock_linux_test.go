@@ -4,21 +4,24 @@ package nlsock
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // getLink builds RTM_GETLINK for ifindex (0 with NLM_F_DUMP: every link).
 func getLink(flags uint16, index int32) []byte {
-	b := make([]byte, HdrLen+16) // nlmsghdr + struct ifinfomsg
-	ne.PutUint32(b, uint32(len(b)))
-	ne.PutUint16(b[4:], unix.RTM_GETLINK)
-	ne.PutUint16(b[6:], flags)
-	ne.PutUint32(b[HdrLen+4:], uint32(index))
+	b := make([]byte, nlmsg.HdrLen+16) // nlmsghdr + struct ifinfomsg
+	binary.NativeEndian.PutUint32(b, uint32(len(b)))
+	binary.NativeEndian.PutUint16(b[4:], unix.RTM_GETLINK)
+	binary.NativeEndian.PutUint16(b[6:], flags)
+	binary.NativeEndian.PutUint32(b[nlmsg.HdrLen+4:], uint32(index))
 	return b
 }
 
@@ -37,11 +40,11 @@ func openRoute(t *testing.T, timeout time.Duration) *Conn {
 	return c
 }
 
-func messages(t *testing.T, bufs [][]byte) []Message {
+func messages(t *testing.T, bufs [][]byte) []nlmsg.Message {
 	t.Helper()
-	var all []Message
+	var all []nlmsg.Message
 	for _, b := range bufs {
-		ms, err := Split(b)
+		ms, err := nlmsg.Split(b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,137 @@
+package nlmsg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// These tests run on the build machine and, with `make test-bigendian`,
+// on s390x under qemu-user: every expected byte is written with the
+// byte order of the machine running them, as the kernel would write it.
+
+// put writes v in the order of the machine the test runs on.
+func put16(v uint16) []byte { return binary.NativeEndian.AppendUint16(nil, v) }
+func put32(v uint32) []byte { return binary.NativeEndian.AppendUint32(nil, v) }
+
+func cat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+// RTM_GETLINK for "eth0" as the kernel reads it: header, struct
+// ifinfomsg, IFLA_IFNAME with its NUL, padded.
+func TestRequestHostOrder(t *testing.T) {
+	ifinfo := make([]byte, 16)
+	got := NewRequest(18, 0, ifinfo).String(3, "eth0").Bytes()
+	want := cat(put32(16+16+12), put16(18), put16(FlagRequest), put32(0), put32(0),
+		ifinfo,
+		put16(4+5), put16(3), []byte("eth0\x00\x00\x00\x00"))
+	if !bytes.Equal(got, want) {
+		t.Fatalf("request\n got % x\nwant % x", got, want)
+	}
+	u := NewRequest(0x1407, FlagDump, nil).U32(1, 0x01020304).Bytes()
+	wantU := cat(put32(16+8), put16(0x1407), put16(FlagRequest|FlagDump), put32(0), put32(0),
+		put16(8), put16(1), put32(0x01020304))
+	if !bytes.Equal(u, wantU) {
+		t.Fatalf("u32 request\n got % x\nwant % x", u, wantU)
+	}
+}
+
+// A dump answer of two messages and the NLMSG_DONE, attributes with the
+// nested flag, decoded field by field.
+func TestSplitAndAttrs(t *testing.T) {
+	attrs := cat(put16(8), put16(1), put32(0xdeadbeef),
+		put16(4+3), put16(2|0x8000), []byte("ab\x00\x00"), // nested flag stripped
+		put16(12), put16(5), binary.NativeEndian.AppendUint64(nil, 1<<40|7))
+	msg := func(typ, flags uint16, seq uint32, payload []byte) []byte {
+		return cat(put32(uint32(16+len(payload))), put16(typ), put16(flags), put32(seq), put32(42), payload)
+	}
+	buf := cat(msg(0x1401, FlagMulti, 9, attrs), msg(0x1401, FlagMulti, 9, nil), msg(TypeDone, FlagMulti, 9, put32(0)))
+	ms, err := Split(buf)
+	if err != nil || len(ms) != 3 {
+		t.Fatalf("Split: %d messages, %v", len(ms), err)
+	}
+	if m := ms[0]; m.Type != 0x1401 || m.Flags != FlagMulti || m.Seq != 9 || m.PID != 42 || !bytes.Equal(m.Payload, attrs) {
+		t.Fatalf("first message %+v", m)
+	}
+	if !ms[2].IsDone() || ms[2].Errno() != 0 {
+		t.Fatalf("NLMSG_DONE %+v", ms[2])
+	}
+	as, err := Attrs(ms[0].Payload)
+	if err != nil || len(as) != 3 {
+		t.Fatalf("Attrs: %v %v", as, err)
+	}
+	if v, err := as[0].U32(); err != nil || v != 0xdeadbeef || as[0].Type != 1 {
+		t.Errorf("u32 attribute: type %d value %#x %v", as[0].Type, v, err)
+	}
+	if as[1].Type != 2 || as[1].String() != "ab" {
+		t.Errorf("string attribute: type %d %q", as[1].Type, as[1].String())
+	}
+	if v, err := as[2].U64(); err != nil || v != 1<<40|7 {
+		t.Errorf("u64 attribute: %#x %v", v, err)
+	}
+	if _, err := as[1].U64(); err == nil {
+		t.Error("a 3-byte attribute read as u64")
+	}
+}
+
+// The kernel's error: errno, the echoed header, an extended ACK's text.
+func TestErrorAndExtAck(t *testing.T) {
+	req := NewRequest(0x1401, 0, nil).Bytes()
+	ext := cat(put16(4+13), put16(ErrAttrMsg), []byte("no such dev\x00\x00\x00\x00\x00"))
+	code := -int32(syscall.ENODEV)
+	payload := cat(put32(uint32(code)), req, ext)
+	buf := cat(put32(uint32(16+len(payload))), put16(TypeError), put16(FlagAckTLVs), put32(1), put32(0), payload)
+	ms, err := Split(buf)
+	if err != nil || len(ms) != 1 {
+		t.Fatal(ms, err)
+	}
+	m := ms[0]
+	if !m.IsError() || m.Errno() != syscall.ENODEV {
+		t.Errorf("errno %v, want ENODEV", m.Errno())
+	}
+	if got := m.ExtAck(); got != "no such dev" {
+		t.Errorf("extack %q", got)
+	}
+}
+
+// Damage is an error, never a silent short read.
+func TestDamage(t *testing.T) {
+	for name, b := range map[string][]byte{
+		"length past the buffer": cat(put32(64), put16(1), put16(0), put32(0), put32(0)),
+		"length below header":    cat(put32(8), put16(1), put16(0), put32(0), put32(0)),
+		"stray bytes":            cat(put32(16), put16(1), put16(0), put32(0), put32(0), []byte{1, 2}),
+	} {
+		if _, err := Split(b); err == nil || !strings.Contains(err.Error(), "netlink") {
+			t.Errorf("Split(%s): %v", name, err)
+		}
+	}
+	for name, b := range map[string][]byte{
+		"length past the buffer": cat(put16(12), put16(1), put32(0)),
+		"length below header":    cat(put16(2), put16(1), put32(0)),
+		"stray bytes":            cat(put16(8), put16(1), put32(0), []byte{1}),
+	} {
+		if _, err := Attrs(b); err == nil {
+			t.Errorf("Attrs(%s): no error", name)
+		}
+	}
+}
+
+func FuzzSplitAttrs(f *testing.F) {
+	f.Add(NewRequest(18, 0, make([]byte, 16)).String(3, "eth0").Bytes())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ms, _ := Split(b)
+		for _, m := range ms {
+			as, _ := Attrs(m.Payload)
+			for _, a := range as {
+				a.U8()
+				a.U16()
+				a.U32()
+				a.U64()
+				_ = a.String()
+			}
+			_ = m.ExtAck()
+			_ = m.Errno()
+		}
+	})
+}
