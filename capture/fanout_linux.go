@@ -5,11 +5,8 @@ package capture
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
-	"unsafe"
 
-	"github.com/gopacket/gopacket/afpacket"
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -52,27 +49,20 @@ func OpenLiveFanout(iface string, opts LiveOptions, n int) ([]*LiveSource, error
 		if n == 1 {
 			break
 		}
-		fd, err := tpacketFD(s.tp)
-		if err != nil {
-			return fail(err)
-		}
 		if i == 0 {
 			// The kernel picks an id no other group on the host uses.
-			if err := s.tp.SetFanout(afpacket.FanoutCBPF|unix.PACKET_FANOUT_FLAG_UNIQUEID, 0); err != nil {
+			if err := s.r.joinFanout(0, unix.PACKET_FANOUT_CBPF|unix.PACKET_FANOUT_FLAG_UNIQUEID); err != nil {
 				return fail(fanoutError(iface, err))
 			}
-			v, err := unix.GetsockoptInt(fd, unix.SOL_PACKET, unix.PACKET_FANOUT)
-			if err != nil {
+			if id, err = s.r.fanoutID(); err != nil {
 				return fail(fanoutError(iface, err))
 			}
-			id = uint16(v)
-			fp := unix.SockFprog{Len: uint16(len(prog)), Filter: (*unix.SockFilter)(unsafe.Pointer(&prog[0]))}
-			if err := setsockoptFprog(fd, unix.PACKET_FANOUT_DATA, &fp); err != nil {
+			if err := attachFilter(s.r.fd, unix.SOL_PACKET, unix.PACKET_FANOUT_DATA, prog); err != nil {
 				return fail(fanoutError(iface, err))
 			}
 			continue
 		}
-		if err := s.tp.SetFanout(afpacket.FanoutCBPF, id); err != nil {
+		if err := s.r.joinFanout(id, unix.PACKET_FANOUT_CBPF); err != nil {
 			return fail(fanoutError(iface, err))
 		}
 	}
@@ -96,33 +86,6 @@ func fanoutError(iface string, err error) error {
 		return fmt.Errorf("capture on %s: PACKET_FANOUT with a BPF program: %w (%w)", iface, ErrNotSupported, err)
 	}
 	return fmt.Errorf("capture on %s: PACKET_FANOUT: %w", iface, err)
-}
-
-func setsockoptFprog(fd, opt int, fp *unix.SockFprog) error {
-	_, _, e := unix.Syscall6(unix.SYS_SETSOCKOPT, uintptr(fd), unix.SOL_PACKET, uintptr(opt),
-		uintptr(unsafe.Pointer(fp)), unsafe.Sizeof(*fp), 0)
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-// tpacketFD returns the socket of tp. gopacket's afpacket joins fanout
-// groups (SetFanout) but has no call to give the group its BPF program
-// (PACKET_FANOUT_DATA) nor to read the kernel-chosen id: both need the
-// socket, which it keeps in an unexported field. Reading it by reflection
-// is confined here; a gopacket release that renames it fails
-// TestTPacketFD and this returns an error, never a wrong descriptor.
-func tpacketFD(tp *afpacket.TPacket) (int, error) {
-	v := reflect.ValueOf(tp).Elem().FieldByName("fd")
-	if !v.IsValid() || v.Kind() != reflect.Int {
-		return -1, fmt.Errorf("capture: this gopacket/afpacket keeps no socket field: %w", ErrNotSupported)
-	}
-	fd := int(v.Int())
-	if fd < 0 {
-		return -1, errors.New("capture: the ring's socket is closed")
-	}
-	return fd, nil
 }
 
 // fanoutProgram assembles the group's classic BPF program: with s and d

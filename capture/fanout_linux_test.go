@@ -285,27 +285,6 @@ func TestMergeShardedAnalyzers(t *testing.T) {
 	}
 }
 
-func TestTPacketFD(t *testing.T) {
-	ns := ltNetns(t)
-	ltInNetns(t, ns, func() error {
-		s, err := OpenLive("vethA", LiveOptions{})
-		if err != nil {
-			return err
-		}
-		defer s.Close()
-		fd, err := tpacketFD(s.tp)
-		if err != nil {
-			return err
-		}
-		// The descriptor is the ring's packet socket.
-		dom, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
-		if err != nil || dom != unix.AF_PACKET {
-			return fmt.Errorf("fd %d: domain %d, %v; want AF_PACKET", fd, dom, err)
-		}
-		return nil
-	})
-}
-
 func TestOpenLiveFanoutErrors(t *testing.T) {
 	for _, n := range []int{0, -1, MaxFanout + 1} {
 		if _, err := OpenLiveFanout("lo", LiveOptions{}, n); err == nil {

@@ -13,9 +13,7 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/afpacket"
 	"github.com/gopacket/gopacket/layers"
-	"golang.org/x/net/bpf"
 )
 
 // Ring geometry (see DefaultBufferSize in live.go).
@@ -27,25 +25,22 @@ const (
 )
 
 // LiveSource captures RoCE frames from one network interface through an
-// AF_PACKET TPACKET_V3 ring with the RoCE filter (RoCEFilterSnap) attached
-// in the kernel. It implements Source; frames are Ethernet, with a VLAN tag
-// the kernel took out of the frame put back in.
+// AF_PACKET TPACKET_V3 ring (ring_linux.go) with the RoCE filter
+// (RoCEFilterSnap) attached in the kernel before the socket is bound, so
+// no other frame ever reaches it. It implements Source; frames are
+// Ethernet, with a VLAN tag the kernel took out of the frame put back in.
 //
 // ReadPacket and Stats may be called from different goroutines; Close may
 // be called from any goroutine and waits for a pending ReadPacket (at most
 // PollTimeout), after which ReadPacket returns io.EOF.
 type LiveSource struct {
-	iface string
-	tp    *afpacket.TPacket
+	iface   string
+	ifindex int
+	r       *ring
 
 	readMu sync.Mutex // held by ReadPacket and Close
 	closed bool       // guarded by readMu
 
-	// Frames queued in the ring before the filter was attached (the socket
-	// receives everything from the moment it is bound) are re-checked in
-	// userspace: those with a timestamp up to attached.
-	early    *bpf.VM
-	attached time.Time
 	// joined is when the ring's fanout group became complete
 	// (OpenLiveFanout): frames from before are dropped.
 	joined time.Time
@@ -84,42 +79,22 @@ func OpenLive(iface string, opts LiveOptions) (*LiveSource, error) {
 	}
 	poll = max(poll.Round(time.Millisecond), time.Millisecond)
 
-	// Look the interface up first: afpacket's own lookup error is flattened
-	// into text, and this one names the interface.
-	if _, err := net.InterfaceByName(iface); err != nil {
+	ifc, err := net.InterfaceByName(iface)
+	if err != nil {
 		return nil, fmt.Errorf("capture: interface %q not found: %w", iface, err)
 	}
 	filter, err := RoCEFilterSnap(snap)
 	if err != nil {
 		return nil, err
 	}
-	ins, _ := bpf.Disassemble(filter)
-	vm, err := bpf.NewVM(ins)
-	if err != nil {
-		return nil, fmt.Errorf("capture: filter: %w", err)
-	}
-
-	tp, err := afpacket.NewTPacket(
-		afpacket.OptInterface(iface),
-		afpacket.TPacketVersion3,
-		afpacket.OptFrameSize(liveFrameSize),
-		afpacket.OptBlockSize(liveBlockSize),
-		afpacket.OptNumBlocks(blocks),
-		afpacket.OptBlockTimeout(liveBlockTimeout),
-		afpacket.OptPollTimeout(poll),
-		afpacket.OptAddVLANHeader(true),
-	)
+	r, err := openRing(ifc.Index, filter, liveBlockSize, liveFrameSize, blocks, liveBlockTimeout, poll)
 	if err != nil {
 		return nil, liveOpenError(iface, err)
 	}
-	if err := tp.SetBPF(filter); err != nil {
-		tp.Close()
-		return nil, liveOpenError(iface, fmt.Errorf("attach filter: %w", err))
-	}
-	s := &LiveSource{iface: iface, tp: tp, early: vm, attached: time.Now()}
+	s := &LiveSource{iface: iface, ifindex: ifc.Index, r: r}
 	if opts.Promiscuous {
-		if err := tp.SetPromiscuous(true); err != nil {
-			tp.Close()
+		if err := r.setPromiscuous(ifc.Index); err != nil {
+			r.close()
 			return nil, liveOpenError(iface, fmt.Errorf("promiscuous mode: %w", err))
 		}
 	}
@@ -147,20 +122,16 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 		if s.closed {
 			return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, io.EOF
 		}
-		data, ci, err := s.tp.ZeroCopyReadPacketData()
+		data, ci, err := s.r.next()
 		switch {
-		case errors.Is(err, afpacket.ErrTimeout):
+		case errors.Is(err, errRingTimeout):
 			return nil, ci, layers.LinkTypeEthernet, ErrTimeout
 		case err != nil:
 			return nil, ci, layers.LinkTypeEthernet, fmt.Errorf("capture on %s: %w", s.iface, err)
 		}
+		ci.InterfaceIndex = s.ifindex
 		if ci.Timestamp.Before(s.joined) {
 			continue
-		}
-		if !ci.Timestamp.After(s.attached) {
-			if n, _ := s.early.Run(data); n == 0 {
-				continue // queued before the filter was attached
-			}
 		}
 		return data, ci, layers.LinkTypeEthernet, nil
 	}
@@ -180,11 +151,11 @@ func (s *LiveSource) Stats() (LiveStats, error) {
 
 // stats reads the counters; statsMu is held and the socket open.
 func (s *LiveSource) stats() (LiveStats, error) {
-	_, v3, err := s.tp.SocketStats() // accumulates the reset-on-read counters
+	st, err := s.r.stats()
 	if err != nil {
 		return LiveStats{}, fmt.Errorf("capture on %s: statistics: %w", s.iface, err)
 	}
-	return LiveStats{Packets: uint64(v3.Packets()), Drops: uint64(v3.Drops()), QueueFreezes: uint64(v3.QueueFreezes())}, nil
+	return st, nil
 }
 
 // Close releases the socket and its ring, after a pending ReadPacket
@@ -203,6 +174,6 @@ func (s *LiveSource) Close() error {
 	}
 	s.final = &st
 	s.statsMu.Unlock()
-	s.tp.Close() // also leaves promiscuous mode: the membership goes with the socket
+	s.r.close() // also leaves promiscuous mode: the membership goes with the socket
 	return nil
 }
