@@ -109,11 +109,12 @@ type Config struct {
 	// Replay: a Tape, with Interval as the capture timeline's step when it
 	// has no host ticks.
 	Tape Tape
-	// IntervalsOnly: a replay's Frames carry the interval's analysis and
-	// not the running one (Frame.Wire is nil), for front ends that read
-	// the intervals and the Result (a report, the JSON series, check): on
-	// a capture of 100,000 flows the running analysis is the whole flow
-	// table, summarised at every tick.
+	// IntervalsOnly: Frames carry the interval's analysis and not the
+	// running one (Frame.Wire is nil), for front ends that read the
+	// intervals and the Result (a report, the JSON series, check, capture,
+	// record): on a capture of 100,000 flows the running analysis is the
+	// whole flow table, summarised at every tick (some 120 ms), and live
+	// under the lock the packet reader needs.
 	IntervalsOnly bool
 	// AutoInterval lets a replayed capture shorter than a few intervals use
 	// finer ones (the user did not choose the interval).

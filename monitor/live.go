@@ -158,7 +158,7 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 	if r.seq >= r.cfg.Warmup {
 		// Warm-up ticks are not judged: their wire stays in the next
 		// interval, so --once's wire covers both samples' interval.
-		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, false)
+		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
 	}
 	if raw != nil && w.rec != nil && w.recErr == nil {
 		// The recording says how the capture fared, as the live Frame does.

@@ -92,7 +92,9 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 		for _, sh := range w.more {
 			sh.mu.Lock()
 			ivs = append(ivs, sh.a.Cut(end))
-			cums = append(cums, sh.a.Running()) // live: never intervals only
+			if !intervalsOnly {
+				cums = append(cums, sh.a.Running())
+			}
 			if packets > 0 {
 				recent = append(recent, sh.a.Tracker().Recent(0, packets)...)
 			}
@@ -100,11 +102,17 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *ca
 			sh.mu.Unlock()
 			ringTotal, ringIv, ok = append(ringTotal, t...), append(ringIv, d...), ok && shOK
 		}
-		iv, cum = capture.MergeSummaries(ivs...), capture.MergeSummaries(cums...)
+		iv = capture.MergeSummaries(ivs...)
+		if !intervalsOnly {
+			cum = capture.MergeSummaries(cums...)
+		}
 		slices.SortStableFunc(recent, func(a, b capture.PacketLine) int { return cmp.Compare(a.TS, b.TS) })
 		recent = recent[max(0, len(recent)-packets):]
 		if ok {
-			cum.RingDrops, iv.RingDrops = ringTotal, ringIv // live: cum is set
+			iv.RingDrops = ringIv
+			if cum != nil {
+				cum.RingDrops = ringTotal
+			}
 		}
 	}
 	if ok {

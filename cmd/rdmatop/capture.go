@@ -42,7 +42,7 @@ the NIC's own traffic only when its sniffer mode is on (see docs/replay.md).`,
 			if err != nil {
 				return err
 			}
-			r, closeSrc, err := liveRun(&hf, &wf, pack, liveOpts{noHost: true, needWire: true})
+			r, closeSrc, err := liveRun(&hf, &wf, pack, liveOpts{noHost: true, needWire: true, intervalsOnly: true})
 			if err != nil {
 				return err
 			}
@@ -54,11 +54,15 @@ the NIC's own traffic only when its sniffer mode is on (see docs/replay.md).`,
 				ctx, cancel = context.WithTimeout(ctx, duration)
 				defer cancel()
 			}
+			var seen uint64
 			for f, err := range r.Frames(ctx) {
 				if err != nil {
 					return err
 				}
-				if count > 0 && f.Wire != nil && f.Wire.Packets >= count {
+				if f.Interval != nil {
+					seen += f.Interval.Packets
+				}
+				if count > 0 && seen >= count {
 					break
 				}
 			}

@@ -75,7 +75,7 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 			if err != nil {
 				return err
 			}
-			r, closeSrc, err := liveRun(&hf, &wf, pack, liveOpts{recorder: w})
+			r, closeSrc, err := liveRun(&hf, &wf, pack, liveOpts{recorder: w, intervalsOnly: true})
 			if err != nil {
 				return err
 			}

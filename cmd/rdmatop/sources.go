@@ -24,6 +24,11 @@ type liveOpts struct {
 	warmup   int
 	oneShot  bool
 	packets  int // recent packets per Frame (the screen)
+	// intervalsOnly: Frames without the running analysis (Frame.Wire),
+	// for a front end that reads only intervals and the Result: the
+	// running analysis summarises the whole flow table at every tick,
+	// under the lock the packet reader needs.
+	intervalsOnly bool
 }
 
 // liveRun builds a live run from the flags: the host probes (unless
@@ -35,7 +40,8 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 		return nil, nil, err
 	}
 	cfg := monitor.Config{Mode: monitor.ModeLive, Interval: h.interval, Pack: pack, Analysis: acfg,
-		Ticks: o.ticks, Warmup: o.warmup, OneShot: o.oneShot, Packets: o.packets, Source: "live"}
+		Ticks: o.ticks, Warmup: o.warmup, OneShot: o.oneShot, Packets: o.packets, Source: "live",
+		IntervalsOnly: o.intervalsOnly}
 	closeSrc := func() {}
 	if !o.noHost {
 		src, c, _ := sampler.LiveSources(h.root)
