@@ -113,31 +113,15 @@ func (c *flowCounters) score() uint64 {
 	return c.gaps*4 + c.retrans + c.outOfOrder + c.naks.Total()*4 + c.icrcBad*4 + c.ecn.CE + c.cnps
 }
 
+// addTo adds the flow's counts to t: Totals.add is the one sum, this
+// only says which counter is which total.
 func (c *flowCounters) addTo(t *Totals) {
-	t.PSNGaps += c.gaps
-	t.MissingPSNs += c.missing
-	t.RetransmittedPackets += c.retrans
-	t.GoBackN += c.goBackN
-	t.OutOfOrder += c.outOfOrder
-	t.Duplicates += c.duplicates
-	t.ReadReissues += c.readReissues
-	t.ReadReissuesUnanswered += c.readReissuesUnanswered
-	t.TimerEpisodes += c.timerEpisodes
-	t.ACKs += c.acks
-	t.ZeroCreditACKs += c.zeroCreditACKs
-	t.RepeatedACKs += c.repeatedACKs
-	t.NAKs.add(c.naks)
-	t.CNPs += c.cnpsCarried
-	t.ECN.NotECT += c.ecn.NotECT
-	t.ECN.ECT0 += c.ecn.ECT0
-	t.ECN.ECT1 += c.ecn.ECT1
-	t.ECN.CE += c.ecn.CE
-	t.ECNCE += c.ecn.CE
-	t.BECN += c.becn
-	t.FECN += c.fecn
-	t.ICRCOK += c.icrcOK
-	t.ICRCErrors += c.icrcBad
-	t.ICRCUnverifiable += c.icrcUnver
+	t.add(&Totals{PSNGaps: c.gaps, MissingPSNs: c.missing, RetransmittedPackets: c.retrans, GoBackN: c.goBackN,
+		OutOfOrder: c.outOfOrder, Duplicates: c.duplicates, ReadReissues: c.readReissues,
+		ReadReissuesUnanswered: c.readReissuesUnanswered, TimerEpisodes: c.timerEpisodes, ACKs: c.acks,
+		ZeroCreditACKs: c.zeroCreditACKs, RepeatedACKs: c.repeatedACKs, NAKs: c.naks, CNPs: c.cnpsCarried,
+		ECN: c.ecn, ECNCE: c.ecn.CE, BECN: c.becn, FECN: c.fecn,
+		ICRCOK: c.icrcOK, ICRCErrors: c.icrcBad, ICRCUnverifiable: c.icrcUnver})
 }
 
 // analyzerCounts are the capture-wide counts an interval reports as a

@@ -110,7 +110,8 @@ func addCounts(s, p *Summary) {
 	s.Totals.add(&p.Totals)
 }
 
-// add adds o to t.
+// add adds o to t: the one place totals are summed (flows into a
+// summary's totals, and shards' totals into one).
 func (t *Totals) add(o *Totals) {
 	t.Flows += o.Flows
 	t.PSNGaps += o.PSNGaps
