@@ -20,7 +20,7 @@ import (
 // live runs on the wall clock: a tick every interval, one after another
 // (a sample that overruns delays the next tick, which reports how late it
 // is), while a pump goroutine feeds the capture to the analyzer.
-func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
+func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr error) {
 	cfg := &r.cfg
 	now := cfg.Now
 	start := now()
@@ -33,7 +33,11 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 			acfg = shardConfig(acfg, 0, n)
 		}
 		w := newWireState(acfg)
-		w.live, w.name, w.rec = true, cfg.WireName, cfg.Recorder
+		w.live, w.name = true, cfg.WireName
+		if cfg.Recorder != nil {
+			w.rec = newRecordQueue(cfg.Recorder)
+			r.rec = w.rec
+		}
 		w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
 		w.stats, _ = cfg.Wire.(WireStats)
 		w.a.Begin(start.UnixNano())
@@ -57,6 +61,12 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) error {
 			// Close unmaps). ReadPacket returns within the poll timeout.
 			stopPump()
 			pumps.Wait()
+			if w.rec != nil {
+				// What the readers handed over reaches the file.
+				if err := w.rec.close(); err != nil && runErr == nil {
+					runErr = fmt.Errorf("recording: %w", err)
+				}
+			}
 			cfg.Wire.Close()
 			for _, src := range cfg.Fanout {
 				src.Close()
@@ -160,13 +170,13 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 		// interval, so --once's wire covers both samples' interval.
 		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
 	}
-	if raw != nil && w.rec != nil && w.recErr == nil {
-		// The recording says how the capture fared, as the live Frame does.
+	if raw != nil && w.rec != nil {
+		// The recording says how the capture fared, as the live Frame
+		// does; the tick goes after the frames analysed before this cut.
 		raw.Status = append(slices.Clip(raw.Status), st)
-		w.recErr = w.rec.WriteTick(raw)
-	}
-	if w.recErr != nil {
-		return fmt.Errorf("recording: %w", w.recErr)
+		if err := w.rec.tick(raw); err != nil {
+			return fmt.Errorf("recording: %w", err)
+		}
 	}
 	return nil
 }

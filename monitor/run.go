@@ -21,7 +21,8 @@ type Run struct {
 	loading  *packLoad     // the built-in pack compiling, when cfg.Pack is nil
 	interval atomic.Int64  // live tick, nanoseconds
 
-	wire   *wireState // nil until the run has a capture
+	wire   *wireState   // nil until the run has a capture
+	rec    *recordQueue // a live recording's writer, nil otherwise
 	events eventLog
 
 	seq      int
@@ -210,6 +211,16 @@ func (r *Run) tickLen() time.Duration {
 func lastTS(s *capture.Summary) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s.LastTS)
 	return t
+}
+
+// RecordingLost returns the captured frames and host ticks a live
+// recording left out because the disk fell behind (each later tick of the
+// recording says so too); zero when nothing was lost or nothing recorded.
+func (r *Run) RecordingLost() (frames, ticks uint64) {
+	if r.rec == nil {
+		return 0, 0
+	}
+	return r.rec.lost()
 }
 
 // Close releases the run's sources when Frames was never ranged over

@@ -23,11 +23,11 @@ import (
 // other and merges them (capture.MergeSummaries). The kernel splits the
 // frames by host pair, so every connection is in one shard.
 type wireState struct {
-	mu  sync.Mutex
-	a   *capture.Analyzer
-	rec Recorder
-	// recErr is the recorder's first failure; the run stops on it.
-	recErr error
+	mu sync.Mutex
+	a  *capture.Analyzer
+	// rec writes the recording (live, with Config.Recorder) on its own
+	// goroutine; its first failure stops the run.
+	rec *recordQueue
 
 	name   string // the live interface
 	live   bool
@@ -70,8 +70,8 @@ func shardConfig(cfg capture.Config, i, n int) capture.Config {
 // packet analyses one frame and records it; mu is held.
 func (w *wireState) packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) {
 	w.a.Packet(data, ci, link)
-	if w.rec != nil && w.recErr == nil {
-		w.recErr = w.rec.WritePacket(ci, data)
+	if w.rec != nil {
+		w.rec.packet(ci, data)
 	}
 }
 

@@ -108,12 +108,18 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 			}
 			var packets uint64
 			if res := r.Result(); res.Wire != nil {
-				packets = res.Wire.Packets // every packet analysed was written
+				packets = res.Wire.Packets // every packet analysed, less those the writer dropped
 			}
 			if err := w.Close(); err != nil && runErr == nil {
 				runErr = err
 			}
+			lostFrames, lostTicks := r.RecordingLost()
+			packets -= min(packets, lostFrames)
+			ticks -= min(ticks, int(lostTicks))
 			fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: %s: recorded %d ticks and %d packets to %s (%d bytes)\n", why, ticks, packets, out, w.Size())
+			if lostFrames > 0 || lostTicks > 0 {
+				fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: WARNING: %d captured packets and %d host ticks were not written: the disk fell behind the capture (their analysis is complete; the file is not)\n", lostFrames, lostTicks)
+			}
 			return runErr
 		},
 	}
