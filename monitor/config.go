@@ -74,8 +74,9 @@ type Progresser interface {
 	Progress() (done, total int64)
 }
 
-// Lener is implemented by tapes that know their number of ticks ahead.
-type Lener interface {
+// TickCounter is implemented by tapes that know how many ticks they hold
+// before they are played: each Frame carries that total (Frame.Total).
+type TickCounter interface {
 	Len() int
 }
 

@@ -96,7 +96,7 @@ func (r *Run) emit(f Frame, yield func(Frame, error) bool) error {
 	if !r.prevTime.IsZero() {
 		f.IntervalS = f.Time.Sub(r.prevTime).Seconds()
 	}
-	if l, ok := r.cfg.Tape.(Lener); ok {
+	if l, ok := r.cfg.Tape.(TickCounter); ok {
 		f.Total = l.Len()
 	}
 	if f.WireStatus != nil && f.Snapshot != nil {
