@@ -83,13 +83,6 @@ func sub(a, b uint64) uint64 {
 	return a - b
 }
 
-func (n NAKCounts) minus(o NAKCounts) NAKCounts {
-	return NAKCounts{PSNSequenceError: sub(n.PSNSequenceError, o.PSNSequenceError), RNR: sub(n.RNR, o.RNR),
-		InvalidRequest: sub(n.InvalidRequest, o.InvalidRequest), RemoteAccessError: sub(n.RemoteAccessError, o.RemoteAccessError),
-		RemoteOperationalError: sub(n.RemoteOperationalError, o.RemoteOperationalError),
-		InvalidRDRequest:       sub(n.InvalidRDRequest, o.InvalidRDRequest), Reserved: sub(n.Reserved, o.Reserved)}
-}
-
 func (e ECNCounts) minus(o ECNCounts) ECNCounts {
 	return ECNCounts{NotECT: sub(e.NotECT, o.NotECT), ECT1: sub(e.ECT1, o.ECT1), ECT0: sub(e.ECT0, o.ECT0), CE: sub(e.CE, o.CE)}
 }

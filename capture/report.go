@@ -198,16 +198,10 @@ func verdict(s *Summary) string {
 
 func nakBreakdown(n NAKCounts) string {
 	var p []string
-	add := func(c uint64, name string) {
-		if c > 0 {
-			p = append(p, fmt.Sprintf("%s %d", name, c))
+	for _, c := range n.Codes() {
+		if c.Count > 0 && c.Key != "rnr" { // RNR NAKs have their own column
+			p = append(p, fmt.Sprintf("%s %d", c.Name, c.Count))
 		}
 	}
-	add(n.PSNSequenceError, "PSN sequence error")
-	add(n.InvalidRequest, "invalid request")
-	add(n.RemoteAccessError, "remote access error")
-	add(n.RemoteOperationalError, "remote operational error")
-	add(n.InvalidRDRequest, "invalid RD request")
-	add(n.Reserved, "reserved code")
 	return strings.Join(p, ", ")
 }

@@ -66,22 +66,6 @@ type NAKCounts struct {
 	Reserved               uint64 `json:"reserved" expr:"reserved"`
 }
 
-// Total returns the number of NAKs of any kind, RNR included.
-func (n NAKCounts) Total() uint64 {
-	return n.PSNSequenceError + n.RNR + n.InvalidRequest + n.RemoteAccessError +
-		n.RemoteOperationalError + n.InvalidRDRequest + n.Reserved
-}
-
-func (n *NAKCounts) add(o NAKCounts) {
-	n.PSNSequenceError += o.PSNSequenceError
-	n.RNR += o.RNR
-	n.InvalidRequest += o.InvalidRequest
-	n.RemoteAccessError += o.RemoteAccessError
-	n.RemoteOperationalError += o.RemoteOperationalError
-	n.InvalidRDRequest += o.InvalidRDRequest
-	n.Reserved += o.Reserved
-}
-
 // ECNCounts counts packets by IP ECN codepoint.
 type ECNCounts struct {
 	NotECT uint64 `json:"not_ect" expr:"not_ect"`

@@ -179,25 +179,6 @@ func (a *Anomaly) AppendJSONIndent(dst []byte, prefix, indent string) []byte {
 	return w.b
 }
 
-func (n *NAKCounts) appendJSON(w *jsonWriter) {
-	o := w.open('{')
-	w.key("psn_sequence_error")
-	w.uint(n.PSNSequenceError)
-	w.key("rnr")
-	w.uint(n.RNR)
-	w.key("invalid_request")
-	w.uint(n.InvalidRequest)
-	w.key("remote_access_error")
-	w.uint(n.RemoteAccessError)
-	w.key("remote_operational_error")
-	w.uint(n.RemoteOperationalError)
-	w.key("invalid_rd_request")
-	w.uint(n.InvalidRDRequest)
-	w.key("reserved")
-	w.uint(n.Reserved)
-	w.close('}', o)
-}
-
 func (e *ECNCounts) appendJSON(w *jsonWriter) {
 	o := w.open('{')
 	w.key("not_ect")

@@ -7,7 +7,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/alias"
@@ -464,14 +463,8 @@ func (b *builder) wire(f *monitor.Frame) {
 		}
 	}
 	naks := e.desc("rdmatop_wire_naks_total", "NAKs captured, by code.", "interface", "code")
-	for code, n := range nakCodes(&t.NAKs) {
-		b.increment("rdmatop_wire_naks_total", naks, float64(n), ifc, code)
+	for _, c := range t.NAKs.Codes() {
+		b.increment("rdmatop_wire_naks_total", naks, float64(c.Count), ifc, c.Key)
 	}
 	b.gauge(e.desc("rdmatop_wire_flows", "Flows that moved in the newest interval.", "interface"), float64(t.Flows), l...)
-}
-
-func nakCodes(n *capture.NAKCounts) map[string]uint64 {
-	return map[string]uint64{"psn_sequence_error": n.PSNSequenceError, "rnr": n.RNR, "invalid_request": n.InvalidRequest,
-		"remote_access_error": n.RemoteAccessError, "remote_operational_error": n.RemoteOperationalError,
-		"invalid_rd_request": n.InvalidRDRequest, "reserved": n.Reserved}
 }
