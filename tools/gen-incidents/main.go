@@ -75,7 +75,7 @@ func main() {
 	flag.Parse()
 	if *asJSON {
 		var es []incidents.Incident
-		for _, s := range Scenarios {
+		for _, s := range Synthetics {
 			also := s.AlsoAcceptable
 			if also == nil {
 				also = []string{}
@@ -88,7 +88,7 @@ func main() {
 		return
 	}
 	if *list {
-		for _, s := range Scenarios {
+		for _, s := range Synthetics {
 			fmt.Printf("%-28s %-26s %s\n", s.Name, s.TrueCause, s.How)
 		}
 		return
@@ -103,7 +103,7 @@ func main() {
 		os.Exit(1)
 	}
 	n := 0
-	for _, s := range Scenarios {
+	for _, s := range Synthetics {
 		if len(want) > 0 && !want[s.Name] {
 			continue
 		}
@@ -379,7 +379,7 @@ func (h *Host) ethtool() *ethtool.Fake {
 }
 
 // Generate writes scenario s as a gzip'd version 2 bundle and returns it.
-func Generate(fx *Fixture, s Scenario) ([]byte, error) {
+func Generate(fx *Fixture, s Synthetic) ([]byte, error) {
 	var buf bytes.Buffer
 	w, err := bundle.NewPcapngWriter(&buf, bundle.Header{Created: Start, Tool: tool, Host: hostInfo,
 		Interval: Interval.String(), Selection: "-i " + netdev},

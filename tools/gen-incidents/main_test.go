@@ -20,7 +20,7 @@ func TestGoldenAndDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range Scenarios {
+	for _, s := range Synthetics {
 		t.Run(s.Name, func(t *testing.T) {
 			a, err := Generate(fx, s)
 			if err != nil {
@@ -88,7 +88,7 @@ func TestIncidentsJSON(t *testing.T) {
 	if len(list) < 25 {
 		t.Errorf("%d incidents, want at least 25", len(list))
 	}
-	for _, s := range Scenarios {
+	for _, s := range Synthetics {
 		e, ok := syn[s.Name]
 		if !ok {
 			t.Errorf("%s: not in incidents.json as synthetic", s.Name)

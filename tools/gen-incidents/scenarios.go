@@ -1,9 +1,11 @@
 package main
 
-// Scenario is one synthetic incident: a host that runs healthy for the
+// Synthetic is one synthetic incident: a host that runs healthy for the
 // first FaultAt ticks and then has the fault its label names. Step moves
-// the host on by one tick (tick i >= 1).
-type Scenario struct {
+// the host on by one tick (tick i >= 1). (Not a capture/scenario.Scenario,
+// a wire exchange with its expected analysis, nor a demo.Scenario, a
+// scripted screen.)
+type Synthetic struct {
 	Name           string
 	TrueCause      string   // a rule id of `rdmatop rules`, or "healthy"
 	AlsoAcceptable []string // other first findings an expert accepts (see MANIFEST.md)
@@ -20,10 +22,10 @@ type Scenario struct {
 func receiver(h *Host) { h.Traffic(2_000_000, 250_000, 4150, 80, 3) }
 func sender(h *Host)   { h.Traffic(250_000, 2_000_000, 80, 4150, 3) }
 
-// Scenarios are the synthetic incidents, in corpus order. Rules with a
+// Synthetics are the synthetic incidents, in corpus order. Rules with a
 // `for` get more faulty ticks than it needs (30 s: at least 8 ticks of 5 s
 // in a row; 60 s: at least 14).
-var Scenarios = []Scenario{
+var Synthetics = []Synthetic{
 	{
 		Name: "syn-healthy", TrueCause: "healthy", Ticks: 24, FaultAt: 24, Seed: 1,
 		How: "synthetic mlx5 host receiving RoCE WRITEs at ~8 GB/s on PFC priority 3 with DCQCN answering a little ECN marking; nothing wrong",
