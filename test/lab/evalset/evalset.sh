@@ -460,6 +460,184 @@ inc() {
         fwd ib_read_bw "-s 8192 -o 4 -F -D 6 -u 22" "$(rate 2)"; perf_wait
         end
         ip link set "$NB" mtu 4500; sleep 1 ;;
+    # ================================================================
+    # Evaluation set v2 (testdata/evalset2/): written and recorded before
+    # any rule or model change after commit 831b705 (the later commits up
+    # to the recording binary's change the capture ring, the recorder and
+    # the netlink codec, not the analysis: replay --json is byte-identical
+    # on all of testdata); nobody tunes on it. Other seeds, intensities, delays,
+    # sizes and verbs than v1 and the tuning set. Batches (one VM each):
+    #   A: v2-healthy-* (default MTU), v2-loss-*
+    #   B: v2-reorder-*, v2-dup-*, v2-late-acks-*, v2-ce-*
+    #   C: v2-link-flap-*, the fault programs, v2-mtu-mismatch-2048-3000
+    #   D (RXE_MTU=4500): the v2-*-mtu4k ones
+
+    # ---- healthy
+    v2-healthy-write-4k-full)
+        begin "$1"; fwd ib_write_bw "-s 4096 -F -n 3000 -u 20"; perf_wait; end ;;
+    v2-healthy-read-o4-32k-full)
+        begin "$1"; fwd ib_read_bw "-s 32768 -o 4 -F -n 400 -u 20"; perf_wait; end ;;
+    v2-healthy-send-1k-full-rx)
+        begin "$1" "$NB"; fwd ib_send_bw "-s 1024 -F -n 5000 -u 20"; perf_wait; end ;;
+    v2-healthy-atomic-faa-full-rx)
+        begin "$1" "$NB"; fwd ib_atomic_bw "-F -n 3000 -o 8 -u 20 -A FETCH_AND_ADD"; perf_wait; end ;;
+    v2-healthy-ud-1k-full)
+        begin "$1"
+        for _ in 1 2 3; do fwd ib_send_bw "-c UD -s 1024 -F -n 300"; perf_wait; done
+        end ;;
+    v2-healthy-multiqp-8-2m)
+        begin "$1"; fwd ib_write_bw "-q 8 -s 4096 -F -D 4 -u 22" "$(rate 2)"; perf_wait; end ;;
+    v2-healthy-read-o1-5m-rx)
+        begin "$1" "$NB"; fwd ib_read_bw "-s 8192 -o 1 -F -D 4 -u 22" "$(rate 5)"; perf_wait; end ;;
+    v2-healthy-write-256k-full)
+        begin "$1"; fwd ib_write_bw "-s 262144 -F -n 40 -u 20"; perf_wait; end ;;
+    v2-healthy-send-8k-mtu4k-full)
+        begin "$1"; fwd ib_send_bw "-s 8192 -F -n 2000 -u 20"; perf_wait; end ;;
+    v2-healthy-write-2k-mtu4k-2m)
+        begin "$1"; fwd ib_write_bw "-s 2048 -F -D 5 -u 22" "$(rate 2)"; perf_wait; end ;;
+
+    # ---- packet-loss (default QP timeout 14)
+    v2-loss-fwd-0.5pct-full)
+        begin "$1"; netem_roce "$NA" loss 0.5%
+        fwd ib_write_bw "-s 32768 -F -n 400"; perf_wait; netem_clear "$NA"; end ;;
+    v2-loss-fwd-2pct-5m-rx)
+        begin "$1" "$NB"; fwd ib_write_bw "-s 4096 -F -n 4000" "$(rate 5)"
+        window "$NA" 1 2.5 1 loss 2%; perf_wait; end ;;
+    v2-loss-ack-2pct-full-rx)
+        # ACKs lost on veth1's egress; recorded on veth1 (before the loss:
+        # AF_PACKET sees an egress frame after the qdisc, so the lost ACKs
+        # are not in the recording).
+        begin "$1" "$NB"; netem_roce "$NB" loss 2%
+        fwd ib_write_bw "-s 8192 -F -n 1500"; perf_wait; netem_clear "$NB"; end ;;
+    v2-loss-read-resp-3pct-full-rx)
+        begin "$1" "$NB"; netem_roce "$NB" loss 3%
+        fwd ib_read_bw "-s 16384 -o 8 -F -n 300"; perf_wait; netem_clear "$NB"; end ;;
+    v2-loss-send-1pct-full)
+        begin "$1"; netem_roce "$NA" loss 1%
+        fwd ib_send_bw "-s 4096 -F -n 3000"; perf_wait; netem_clear "$NA"; end ;;
+    v2-loss-after-capture-1in50-2m)
+        begin "$1"; fwd ib_write_bw "-s 4096 -F -n 3000" "$(rate 2)"
+        flowing; ingress_on "$NB" 50; sleep 3; ingress_off "$NB"; perf_wait; end ;;
+    v2-loss-burst-full)
+        # correlated loss: netem loss 1% 25% (bursts).
+        begin "$1"; netem_roce "$NA" loss 1% 25%
+        fwd ib_write_bw "-s 16384 -F -n 800"; perf_wait; netem_clear "$NA"; end ;;
+    v2-loss-fwd-1pct-mtu4k-full)
+        begin "$1"; netem_roce "$NA" loss 1%
+        fwd ib_write_bw "-s 32768 -F -n 600"; perf_wait; netem_clear "$NA"; end ;;
+
+    # ---- packet-reordering (no loss)
+    v2-reorder-write-5ms-full)
+        begin "$1"; netem_roce "$NA" delay 5ms reorder 5% 50%
+        fwd ib_write_bw "-s 65536 -F -n 120"; perf_wait; netem_clear "$NA"; end ;;
+    v2-reorder-send-3ms-2m)
+        begin "$1"; fwd ib_send_bw "-s 4096 -F -n 2500" "$(rate 2)"
+        window "$NA" 1.5 2.5 1 delay 3ms reorder 25%; perf_wait; end ;;
+    v2-reorder-write-1ms-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" delay 1ms reorder 20%
+        fwd ib_write_bw "-s 16384 -F -n 500"; perf_wait; netem_clear "$NA"; end ;;
+    v2-reorder-write-2ms-mtu4k-full)
+        begin "$1"; netem_roce "$NA" delay 2ms reorder 8%
+        fwd ib_write_bw "-s 65536 -F -n 150"; perf_wait; netem_clear "$NA"; end ;;
+
+    # ---- packet-duplication (no loss); -u 22
+    v2-dup-write-5pct-full)
+        begin "$1"; netem_roce "$NA" duplicate 5%
+        fwd ib_write_bw "-s 16384 -F -n 600 -u 22"; perf_wait; netem_clear "$NA"; end ;;
+    v2-dup-send-3pct-2m-rx)
+        begin "$1" "$NB"; fwd ib_send_bw "-s 4096 -F -n 2500 -u 22" "$(rate 2)"
+        window "$NA" 1 2.5 1 duplicate 3%; perf_wait; end ;;
+    v2-dup-ack-5pct-full)
+        # ACKs (veth1 egress) duplicated.
+        begin "$1"; netem_roce "$NB" duplicate 5%
+        fwd ib_write_bw "-s 8192 -F -n 1500 -u 22"; perf_wait; netem_clear "$NB"; end ;;
+    v2-dup-read-resp-2pct-full)
+        # READ responses (veth1 egress) duplicated.
+        begin "$1"; netem_roce "$NB" duplicate 2%
+        fwd ib_read_bw "-s 16384 -o 4 -F -n 400 -u 22"; perf_wait; netem_clear "$NB"; end ;;
+
+    # ---- late-acks: nothing lost, answers later than the ACK timeout
+    v2-late-acks-delay100-u13-full)
+        # ACKs (veth1 egress) delayed 100 ms; QP timeout 13 = 33.6 ms.
+        begin "$1"; netem_roce "$NB" delay 100ms
+        fwd ib_write_bw "-s 8192 -F -n 800 -u 13"; perf_wait; netem_clear "$NB" 2; end ;;
+    v2-late-acks-delay150-u14-2m-rx)
+        # ACKs delayed 150 ms for 2.5 s; QP timeout 14 = 67 ms.
+        begin "$1" "$NB"; fwd ib_write_bw "-s 4096 -F -n 3000 -u 14" "$(rate 2)"
+        window "$NB" 1 2.5 2 delay 150ms; perf_wait; end ;;
+    v2-late-acks-read-delay90-u13-full)
+        # READ responses delayed 90 ms; QP timeout 13 = 33.6 ms.
+        begin "$1"; netem_roce "$NB" delay 90ms
+        fwd ib_read_bw "-s 8192 -o 2 -F -n 300 -u 13"; perf_wait; netem_clear "$NB" 2; end ;;
+    v2-late-acks-send-delay60-u12-full)
+        # ACKs delayed 60 ms; QP timeout 12 = 16.8 ms.
+        begin "$1"; netem_roce "$NB" delay 60ms
+        fwd ib_send_bw "-s 4096 -F -n 1500 -u 12"; perf_wait; netem_clear "$NB" 2; end ;;
+
+    # ---- ecn-marked-no-cnp; -u 22
+    v2-ce-mark-10pct-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" loss 10% ecn
+        fwd ib_write_bw "-s 8192 -F -n 1500 -u 22 --tclass=2"; perf_wait; netem_clear "$NA"; end ;;
+    v2-ce-mark-1pct-2m)
+        begin "$1"; fwd ib_send_bw "-s 4096 -F -n 2500 -u 22 --tclass=2" "$(rate 2)"
+        window "$NA" 1 2.5 1 loss 1% ecn; perf_wait; end ;;
+
+    # ---- link-flap
+    v2-link-flap-2s-send-5m)
+        begin "$1"; fwd ib_send_bw "-s 4096 -F -n 4000 -u 18" "$(rate 5)"
+        flap "$NB" 1.5 2; perf_wait; end ;;
+    v2-link-flap-own-1s-2m-rx)
+        # the requester's own link (veth0) flaps; recorded on veth1.
+        begin "$1" "$NB"; fwd ib_write_bw "-s 8192 -F -n 1500 -u 18" "$(rate 2)"
+        flap "$NA" 1.5 1; perf_wait; end ;;
+
+    # ---- fault programs
+    v2-blackhole-seed41)
+        begin "$1"
+        fault --seed 41 --hold 3 --count 3 --size 1024 --retry-cnt 3 --timeout 14 retry --method blackhole --good-count 3
+        end ;;
+    v2-blackhole-seed57-rx)
+        begin "$1" "$NB"
+        fault --seed 57 --hold 3 --count 4 --size 8192 --retry-cnt 4 --timeout 15 retry --method blackhole
+        end ;;
+    v2-rnr-recover-seed12)
+        begin "$1"
+        fault --seed 12 --hold 3 --count 4 --size 2048 --rnr-retry 7 --min-rnr-timer 24 rnr --stall 1.5
+        end ;;
+    v2-rnr-exceeded-seed19-rx)
+        begin "$1" "$NB"
+        fault --seed 19 --hold 3 --count 2 --size 4096 --rnr-retry 3 --min-rnr-timer 20 rnr
+        end ;;
+    v2-access-write-rkey-seed8)
+        begin "$1"
+        fault --seed 8 --hold 3 --size 4096 access --cases write-rkey --rkey-xor 0x40
+        end ;;
+    v2-access-read-range-seed6-rx)
+        begin "$1" "$NB"
+        fault --seed 6 --hold 3 --size 512 access --cases read-range --extra 3
+        end ;;
+    v2-invreq-length-4k)
+        begin "$1"
+        fault --seed 21 --hold 3 --size 4096 invreq --cause length
+        end ;;
+    v2-remop-2k)
+        begin "$1"
+        fault --seed 29 --hold 3 --size 2048 remop
+        end ;;
+
+    # ---- mtu-mismatch
+    v2-mtu-mismatch-2048-3000)
+        # veth0 at MTU 2200 (RoCE 2048), veth1 at 1500: 3000-byte
+        # messages at path MTU 2048 from rxe0.
+        pingpong_mtu "$1" 2200 2048 3000 ;;
+    v2-mtu-mismatch-lower-send-mtu4k)
+        # In the RXE_MTU=4500 VM: veth1 lowered to 1500 (RoCE 1024); rxe0
+        # (4096) SENDs 16 KiB messages at 5 MiB/s. Recorded on veth0.
+        ip link set "$NB" mtu 1500; sleep 1
+        begin "$1"
+        fwd ib_send_bw "-s 16384 -F -D 4 -u 22" "$(rate 5)"; perf_wait
+        end
+        ip link set "$NB" mtu 4500; sleep 1 ;;
     *) echo "unknown incident $1" >&2; return 2 ;;
     esac
 }
