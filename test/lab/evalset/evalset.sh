@@ -471,6 +471,8 @@ inc() {
     #   B: v2-reorder-*, v2-dup-*, v2-late-acks-*, v2-ce-*
     #   C: v2-link-flap-*, the fault programs, v2-mtu-mismatch-2048-3000
     #   D (RXE_MTU=4500): the v2-*-mtu4k ones
+    #   E: v2-reorder-send-3ms-full, v2-dup-send-3pct-full-rx, which
+    #      replace two of B whose netem window passed (almost) no packet
 
     # ---- healthy
     v2-healthy-write-4k-full)
@@ -536,6 +538,12 @@ inc() {
     v2-reorder-write-1ms-full-rx)
         begin "$1" "$NB"; netem_roce "$NA" delay 1ms reorder 20%
         fwd ib_write_bw "-s 16384 -F -n 500"; perf_wait; netem_clear "$NA"; end ;;
+    v2-reorder-send-3ms-full)
+        # Replaces v2-reorder-send-3ms-2m, whose window passed no packet
+        # (as v1's loss-send-20pct-2m: ib_send_bw with the SW rate limit
+        # and a late window): netem for the whole transfer.
+        begin "$1"; netem_roce "$NA" delay 3ms reorder 25%
+        fwd ib_send_bw "-s 4096 -F -n 1500"; perf_wait; netem_clear "$NA"; end ;;
     v2-reorder-write-2ms-mtu4k-full)
         begin "$1"; netem_roce "$NA" delay 2ms reorder 8%
         fwd ib_write_bw "-s 65536 -F -n 150"; perf_wait; netem_clear "$NA"; end ;;
@@ -547,6 +555,10 @@ inc() {
     v2-dup-send-3pct-2m-rx)
         begin "$1" "$NB"; fwd ib_send_bw "-s 4096 -F -n 2500 -u 22" "$(rate 2)"
         window "$NA" 1 2.5 1 duplicate 3%; perf_wait; end ;;
+    v2-dup-send-3pct-full-rx)
+        # Replaces v2-dup-send-3pct-2m-rx (its window passed 4 packets).
+        begin "$1" "$NB"; netem_roce "$NA" duplicate 3%
+        fwd ib_send_bw "-s 4096 -F -n 2500 -u 22"; perf_wait; netem_clear "$NA"; end ;;
     v2-dup-ack-5pct-full)
         # ACKs (veth1 egress) duplicated.
         begin "$1"; netem_roce "$NB" duplicate 5%
