@@ -473,6 +473,7 @@ inc() {
     #   D (RXE_MTU=4500): the v2-*-mtu4k ones
     #   E: v2-reorder-send-3ms-full, v2-dup-send-3pct-full-rx, which
     #      replace two of B whose netem window passed (almost) no packet
+    #   F: v2-invreq-noaccess-8k
 
     # ---- healthy
     v2-healthy-write-4k-full)
@@ -629,8 +630,17 @@ inc() {
         fault --seed 6 --hold 3 --size 512 access --cases read-range --extra 3
         end ;;
     v2-invreq-length-4k)
+        # A SEND longer than the receive: rxe-faults.py documents that Linux
+        # 6.1's rxe answers it with NAK "remote operational error" (WC
+        # status 11, as this run's output shows), so it is labelled so.
         begin "$1"
         fault --seed 21 --hold 3 --size 4096 invreq --cause length
+        end ;;
+    v2-invreq-noaccess-8k)
+        # NAK "invalid request": a WRITE to a QP without remote write
+        # access (v2-invreq-length-4k turned out a remote operational error).
+        begin "$1"
+        fault --seed 33 --hold 3 --size 8192 --buf 16384 invreq --cause noaccess
         end ;;
     v2-remop-2k)
         begin "$1"
