@@ -436,10 +436,7 @@ func (b *builder) findings(fs []rules.Finding) {
 func (b *builder) wire(f *monitor.Frame) {
 	e := b.e
 	iv := f.Interval
-	ifc := iv.File
-	if f.Wire != nil && f.Wire.File != "" {
-		ifc = f.Wire.File
-	}
+	ifc := iv.File // the interface live, the file in a replay
 	l := []string{ifc}
 	inc := func(name, help string, n uint64) {
 		b.increment(name, e.desc(name, help, "interface"), float64(n), l...)

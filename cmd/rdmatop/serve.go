@@ -57,14 +57,16 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			var r *monitor.Run
 			closeSrc := func() {}
 			if replay != "" {
-				open, _, err := replayOpener(replay, &hf, &wf, pack, 0, true)
+				// The exporter reads the intervals, never the running
+				// analysis (a summary of the whole flow table per tick).
+				open, _, err := replayOpener(replay, &hf, &wf, pack, 0, false)
 				if err != nil {
 					return err
 				}
 				if r, err = open(); err != nil {
 					return usageError{err}
 				}
-			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, liveOpts{}); err != nil {
+			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, liveOpts{intervalsOnly: true}); err != nil {
 				return err
 			}
 			defer closeSrc()
