@@ -75,7 +75,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		if err != nil {
 			return err
 		}
-		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules}
+		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
 	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) {
 		res, err = checkSaved(cmd, args, pack)
 		if err != nil {
@@ -118,6 +118,10 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 // printOneLine prints the verdict as one line: what node-problem-detector
 // shows as the condition's message.
 func printOneLine(cmd *cobra.Command, res checkResult) error {
+	if res.Unknown != "" && !rules.AtLeastWarning(res.Findings) {
+		fmt.Fprintln(cmd.OutOrStdout(), "UNKNOWN: "+termtext.Sanitize(res.Unknown))
+		return exitCode(exitUsage)
+	}
 	var top *rules.Finding
 	n := 0
 	for i := range res.Findings {
@@ -177,6 +181,9 @@ func printCheck(cmd *cobra.Command, res checkResult, asJSON bool) error {
 	}
 	if rules.AtLeastWarning(res.Findings) {
 		return exitCode(exitFindings)
+	}
+	if res.Unknown != "" {
+		return exitCode(exitUsage)
 	}
 	return nil
 }

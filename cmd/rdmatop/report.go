@@ -21,6 +21,9 @@ type checkResult struct {
 	Findings []rules.Finding   `json:"findings"`
 	Rules    []rules.RuleState `json:"rules"`
 	Worst    string            `json:"worst,omitempty"`
+	// Unknown, live: why nothing could be checked (no RDMA device, -i or
+	// -d naming none); the verdict is then UNKNOWN, exit 2.
+	Unknown string `json:"unknown,omitempty"`
 	// Saved outputs (check PATH...): every input with what it was, and
 	// the host model built from them in the --once --json schema (its
 	// last snapshot).
@@ -42,7 +45,10 @@ func writeFindings(w io.Writer, res checkResult) {
 		}
 		fmt.Fprintln(w)
 	}
-	if len(res.Findings) == 0 {
+	switch {
+	case res.Unknown != "" && len(res.Findings) == 0:
+		fmt.Fprintln(w, "\nUNKNOWN: "+termtext.Sanitize(res.Unknown))
+	case len(res.Findings) == 0:
 		fmt.Fprintln(w, "\nno findings")
 	}
 	for _, f := range res.Findings {

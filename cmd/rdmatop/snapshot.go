@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
@@ -44,6 +46,9 @@ type snapshotDoc struct {
 	Wire     *capture.Summary  `json:"wire,omitempty"`
 	Findings []rules.Finding   `json:"findings"`
 	Rules    []rules.RuleState `json:"rules"`
+	// Unknown says why nothing could be checked (exit 2); absent when
+	// there was something to look at.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 func runOnce(cmd *cobra.Command, h *hostFlags, w *wireFlags, pack *rules.Pack) error {
@@ -51,11 +56,19 @@ func runOnce(cmd *cobra.Command, h *hostFlags, w *wireFlags, pack *rules.Pack) e
 	if err != nil {
 		return err
 	}
-	return writeSnapshot(cmd.OutOrStdout(), f)
+	unknown := unknownReason(f, h)
+	if err := writeSnapshot(cmd.OutOrStdout(), f, unknown); err != nil {
+		return err
+	}
+	if unknown != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "rdmatop: UNKNOWN:", termtext.Sanitize(unknown))
+		return exitCode(exitUsage)
+	}
+	return nil
 }
 
-func writeSnapshot(out io.Writer, f monitor.Frame) error {
+func writeSnapshot(out io.Writer, f monitor.Frame, unknown string) error {
 	enc := json.NewEncoder(out)
 	enc.SetIndent("", "  ")
-	return enc.Encode(snapshotDoc{Snapshot: f.Snapshot, Wire: f.Interval, Findings: f.Findings, Rules: f.Rules})
+	return enc.Encode(snapshotDoc{Snapshot: f.Snapshot, Wire: f.Interval, Findings: f.Findings, Rules: f.Rules, Unknown: unknown})
 }

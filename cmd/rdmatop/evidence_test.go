@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Nothing to look at is never a clean bill of health: a host without RDMA
+// devices, or -d/-i naming none, gives UNKNOWN with the reason and exit 2
+// (node-problem-detector's Unknown), in every form of the live check.
+// Before, each of these printed "OK" or "no findings" and exited 0.
+func TestNothingCheckedIsUnknown(t *testing.T) {
+	empty := t.TempDir() // a host without /sys/class/infiniband
+	if err := os.MkdirAll(filepath.Join(empty, "sys", "class", "net"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const mlx5 = "../../testdata/sysfs/mlx5-roce-cx6dx-t0"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no device, oneline", []string{"check", "--oneline", "--interval", "50ms", "--root", empty}, "UNKNOWN: nothing was checked: no RDMA device on this host"},
+		{"no device, text", []string{"check", "--interval", "50ms", "--root", empty}, "UNKNOWN: nothing was checked: no RDMA device on this host"},
+		{"-d naming none", []string{"check", "--oneline", "--interval", "50ms", "--root", mlx5, "-d", "mlx5_9"}, "UNKNOWN: nothing was checked: -d mlx5_9 names no RDMA device"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, stderr, code := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out, stderr, exitUsage, tc.want)
+			}
+			if strings.Contains(out, "OK") || strings.Contains(out, "no findings") {
+				t.Errorf("says all is well about nothing: %q", out)
+			}
+		})
+	}
+
+	// --once --json: the document says why, and the exit status too.
+	out, _, code := runCLI(t, "--once", "--json", "--interval", "50ms", "--root", mlx5, "-d", "mlx5_9")
+	var doc struct {
+		Unknown string `json:"unknown"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if code != exitUsage || !strings.Contains(doc.Unknown, "names no RDMA device") {
+		t.Errorf("--once --json -d mlx5_9: exit %d, unknown %q", code, doc.Unknown)
+	}
+
+	// With ports to look at, the verdict is the findings' (mlx5_1's port
+	// is down in this fixture), never UNKNOWN.
+	out, _, code = runCLI(t, "check", "--oneline", "--interval", "50ms", "--root", mlx5)
+	if code != exitFindings || strings.Contains(out, "UNKNOWN") {
+		t.Errorf("check of the mlx5 fixture: exit %d, %q", code, out)
+	}
+}
