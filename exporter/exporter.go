@@ -45,6 +45,9 @@ type Exporter struct {
 	last    time.Time           // the last Frame's time
 	updated time.Time           // wall clock of the last Update (for /healthz)
 	frames  uint64
+	// unchecked: the newest Frame had nothing to judge (Frame.Checked).
+	unchecked   bool
+	everChecked bool
 
 	// Update's own state.
 	gen        uint64
@@ -96,6 +99,14 @@ func (e *Exporter) Update(f monitor.Frame) {
 	e.mu.Lock()
 	e.metrics, e.last, e.updated = b.out, f.Time, time.Now()
 	e.frames++
+	// Live, the newest Frame decides (a device that vanished is nothing
+	// to check); a replay has been checked once any Frame of it was (a
+	// capture's quiet intervals hold no packet).
+	e.everChecked = e.everChecked || f.Checked()
+	e.unchecked = !f.Checked()
+	if f.Mode != monitor.ModeLive {
+		e.unchecked = !e.everChecked
+	}
 	e.mu.Unlock()
 }
 
@@ -120,6 +131,14 @@ func (e *Exporter) Health() (frames uint64, last time.Time) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.frames, e.updated
+}
+
+// Unchecked reports that the newest Frame had nothing to judge RDMA
+// health on (no RDMA port, no RoCE captured: monitor.Frame.Checked).
+func (e *Exporter) Unchecked() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.unchecked
 }
 
 // desc returns the cached description of a metric.

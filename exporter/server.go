@@ -46,6 +46,9 @@ func Handler(e *Exporter, o ServerOptions) http.Handler {
 		case o.Now().Sub(last) > o.Stale:
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, "stale: the last frame is %s old\n", o.Now().Sub(last).Round(time.Second))
+		case e.Unchecked():
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "unknown: nothing to check: no RDMA port in the newest frame and no RoCE packet captured")
 		default:
 			fmt.Fprintf(w, "ok: %d frames\n", n)
 		}

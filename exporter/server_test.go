@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -159,4 +161,33 @@ func TestConcurrentScrapes(t *testing.T) {
 		e.Update(f)
 	}
 	wg.Wait()
+}
+
+// A live host with nothing to check (no RDMA port, no RoCE captured) is
+// not healthy: /healthz says unknown with 503, as `check` says UNKNOWN;
+// once a Frame has a port, it is ok again. It used to answer 200 "ok".
+func TestHealthzNothingChecked(t *testing.T) {
+	e, srv := server(t, ServerOptions{Stale: time.Minute})
+	empty := monitor.Frame{Time: time.Now(), Mode: monitor.ModeLive, Snapshot: &probes.Snapshot{}}
+	e.Update(empty)
+	resp, err := http.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 503 || !strings.Contains(string(body), "nothing to check") {
+		t.Errorf("healthz with no RDMA port: %d %q", resp.StatusCode, body)
+	}
+	withPort := empty
+	withPort.Snapshot = &probes.Snapshot{Ports: []probes.Port{{Device: "mlx5_0", Port: 1}}}
+	e.Update(withPort)
+	resp, err = http.Get(srv.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("healthz with a port: %d", resp.StatusCode)
+	}
 }

@@ -8,20 +8,16 @@ import (
 	"github.com/rdmatop/rdmatop/probes"
 )
 
-// unknownReason says why a live check has nothing to judge RDMA health on,
-// or "" when it has: a port of an RDMA device (after -i/-d), or RoCE
-// packets the capture saw. Without either, "no findings" would be a clean
+// unknownReason says why a live check has nothing to judge RDMA health on
+// (monitor.Frame.Checked), or "" when it has. Without it, "no findings" would be a clean
 // bill of health for a host nobody examined (a node-problem-detector
 // plugin would mark the node RoCE-healthy): the verdict is UNKNOWN, with
 // the reason, and the exit status 2.
 func unknownReason(f monitor.Frame, h *hostFlags) string {
+	if f.Checked() {
+		return ""
+	}
 	s := f.Snapshot
-	if s != nil && len(s.Ports) > 0 {
-		return ""
-	}
-	if f.Interval != nil && f.Interval.RoCEPackets > 0 {
-		return ""
-	}
 	var why string
 	switch {
 	case h.device != "":
