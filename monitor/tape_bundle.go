@@ -61,6 +61,9 @@ func (t *BundleTape) Header() bundle.Header { return t.r.Header }
 // recorder was killed while writing it).
 func (t *BundleTape) Truncated() bool { return t.r.Truncated }
 
+// CutAt says where a truncated recording ends ("" when it is whole).
+func (t *BundleTape) CutAt() string { return t.r.CutAt }
+
 // HostTicks: Frames are cut at the recorded ticks.
 func (t *BundleTape) HostTicks() bool { return true }
 

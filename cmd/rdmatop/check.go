@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/internal/termtext"
+	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
 )
@@ -92,10 +93,12 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		if err != nil {
 			return usageError{err}
 		}
-		for _, err := range r.Frames(cmd.Context()) {
+		checked := false
+		for f, err := range r.Frames(cmd.Context()) {
 			if err != nil {
 				break
 			}
+			checked = checked || f.Checked()
 		}
 		if err := cmd.Context().Err(); err != nil {
 			return err
@@ -107,6 +110,15 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
 		if kind == kindBundle {
 			res.Source = "bundle " + args[0]
+		}
+		if !checked {
+			res.Unknown = "nothing was checked: the file holds no RDMA port and no RoCE packet"
+		}
+		if t, ok := r.Tape().(*monitor.BundleTape); ok && t.Truncated() {
+			// A recording cut short says nothing of what came after the
+			// cut (the recorder was killed, or the file truncated on its
+			// way): what it holds is analysed, but it is no clean bill.
+			res.Unknown = fmt.Sprintf("the recording ends inside %s (the recorder was killed, or the file was cut): what it holds up to there is analysed, nothing after", t.CutAt())
 		}
 	}
 	if oneLine {

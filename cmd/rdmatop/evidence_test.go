@@ -1,7 +1,9 @@
 package main
 
 import (
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,5 +57,38 @@ func TestNothingCheckedIsUnknown(t *testing.T) {
 	out, _, code = runCLI(t, "check", "--oneline", "--interval", "50ms", "--root", mlx5)
 	if code != exitFindings || strings.Contains(out, "UNKNOWN") {
 		t.Errorf("check of the mlx5 fixture: exit %d, %q", code, out)
+	}
+}
+
+// A recording cut short (the recorder killed, or the file truncated on its
+// way) is no clean bill of health past the cut: check says UNKNOWN with
+// where it ends and exits 2. Cut after 20 kB, the lab's link-flap
+// recording used to give OK and exit 0 (the flap is after the cut).
+func TestTruncatedRecordingIsUnknown(t *testing.T) {
+	src, err := os.Open("../../testdata/evalset2/v2-link-flap-2s-send-5m.pcapng.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	zr, err := gzip.NewReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := make([]byte, 20_000)
+	if _, err := io.ReadFull(zr, head); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcapng")
+	if err := os.WriteFile(cut, head, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runCLI(t, "check", "--oneline", cut)
+	if code != exitUsage || !strings.HasPrefix(out, "UNKNOWN: the recording ends inside block") || !strings.Contains(out, "byte offset") {
+		t.Errorf("exit %d, %q %q; want exit 2 and UNKNOWN naming the byte offset", code, out, stderr)
+	}
+	// The whole recording is judged as before.
+	out, _, code = runCLI(t, "check", "--oneline", "../../testdata/evalset2/v2-link-flap-2s-send-5m.pcapng.gz")
+	if code != exitFindings || !strings.Contains(out, "[link-flap]") {
+		t.Errorf("whole recording: exit %d, %q", code, out)
 	}
 }

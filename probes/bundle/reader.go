@@ -38,8 +38,10 @@ type Reader struct {
 	// the file is.
 	Header Header
 	// Truncated is set when the last record was cut (a recorder killed
-	// while writing): reading ended there with io.EOF.
+	// while writing, or the file cut short): reading ended there with
+	// io.EOF. CutAt says where, as a person reads it.
 	Truncated bool
+	CutAt     string
 
 	// version 1
 	s    *bufio.Scanner
@@ -91,6 +93,10 @@ func (r *Reader) ReadRecord() (Record, error) {
 		rec, err := r.ng.next()
 		if errors.Is(err, errCut) {
 			r.Truncated = true
+			r.CutAt = fmt.Sprintf("block %d at byte offset %d", r.ng.cur.n, r.ng.cur.off)
+			if r.ng.gz {
+				r.CutAt += " of the decompressed stream"
+			}
 			return Record{}, io.EOF
 		}
 		return rec, err
@@ -162,7 +168,7 @@ func (r *Reader) nextLine() (*Tick, error) {
 		// Only the last line may be cut short.
 		line := r.line
 		if !r.s.Scan() {
-			r.Truncated = true
+			r.Truncated, r.CutAt = true, fmt.Sprintf("line %d", line)
 			return nil, io.EOF
 		}
 		return nil, fmt.Errorf("bundle line %d: %w", line, err)
