@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -44,12 +46,19 @@ func fitRight(s string, w int) string {
 	return strings.Repeat(" ", w-n) + s
 }
 
-// clip truncates without padding.
+// clip truncates to w cells without padding, measuring what the terminal
+// shows: escape sequences (a styled help line, a text input with colour)
+// take no cell, wide runes two (charmbracelet/x/ansi). Counting bytes or
+// runes cut the coloured footer to "q quit • ? help • tab …" at 160
+// columns.
 func clip(s string, w int) string {
-	if utf8.RuneCountInString(s) <= w {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return fit(s, w)
+	return ansi.Truncate(s, w, "…")
 }
 
 // num formats a count or rate compactly: 3 significant digits, k/M/G.
