@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rdmatop/rdmatop/monitor"
 )
 
 // With colour on, the footer's escape codes take no cells: the help line
@@ -29,5 +31,21 @@ func TestFooterFitsWithColour(t *testing.T) {
 		if w == 160 && strings.HasSuffix(plain, "…") {
 			t.Errorf("width 160: footer cut: %q", plain)
 		}
+	}
+}
+
+// At 80 columns the header keeps its state markers: the host, the file
+// name and the rest give way. They used to be cut off the end.
+func TestHeaderKeepsStateAt80(t *testing.T) {
+	m := loaded(t, monitor.ModeReplay)
+	m = sized(m, 80, 24)
+	f := fixtureFrame(t)
+	f.Mode, f.Source = monitor.ModeReplay, "/var/tmp/a-rather-long-path/to/the/recording-of-the-incident.pcapng.gz"
+	m = send(m, FrameMsg{f})
+	m, _ = sendCmd(m, keyMsg("p"))
+	m = send(m, SourceDoneMsg{})
+	head := ansi.Strip(strings.Split(m.Render(), "\n")[0])
+	if !strings.HasSuffix(head, "[PAUSED]  [END]") || ansi.StringWidth(head) > 80 {
+		t.Errorf("header at 80 columns: %q", head)
 	}
 }

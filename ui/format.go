@@ -61,6 +61,16 @@ func clip(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// clipKeeping clips s so that tail, appended whole, still fits in w
+// cells: what must stay on a line (a state marker) is never the part cut.
+func clipKeeping(s, tail string, w int) string {
+	tw := ansi.StringWidth(tail)
+	if tw >= w {
+		return clip(strings.TrimLeft(tail, " "), w)
+	}
+	return clip(s, w-tw) + tail
+}
+
 // num formats a count or rate compactly: 3 significant digits, k/M/G.
 func num(v float64) string {
 	if math.IsNaN(v) {

@@ -57,14 +57,16 @@ func (m Model) header() []string {
 			l1.WriteString(" (late " + secs(f.LateS) + ", sample " + secs(f.SampleS) + ")")
 		}
 	}
+	// State markers never drop: the rest of the line gives way to them.
+	var marks strings.Builder
 	if l := m.loading; l != nil && l.Total > 0 {
-		l1.WriteString("  reading " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%")
+		marks.WriteString("  reading " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%")
 	}
 	if m.paused {
-		l1.WriteString("  [PAUSED]")
+		marks.WriteString("  [PAUSED]")
 	}
 	if m.done {
-		l1.WriteString("  [END]")
+		marks.WriteString("  [END]")
 	}
 	// Line 2: devices, link.
 	var l2 strings.Builder
@@ -117,7 +119,7 @@ func (m Model) header() []string {
 		l3 = "probes: " + strings.Join(bad, "; ")
 	}
 	return []string{
-		m.paint(m.styles.Title, clip(l1.String(), w)),
+		m.paint(m.styles.Title, clipKeeping(l1.String(), marks.String(), w)),
 		m.paint(m.styles.Header, clip(l2.String(), w)),
 		m.paint(m.styles.Dim, clip(l3, w)),
 	}
