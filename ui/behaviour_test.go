@@ -163,8 +163,16 @@ func TestHelpAndTooSmall(t *testing.T) {
 		}
 	}
 	m = sized(m, 59, 20)
-	if out := m.Render(); !strings.HasPrefix(out, "terminal too small: need at least 60×15") {
+	if out := m.Render(); !strings.HasPrefix(out, "terminal too small\nneed 60×15, now 59×20") {
 		t.Errorf("too small:\n%s", out)
+	}
+	// Even at 20×12 the message is whole, one short line after another
+	// (it used to be one line, cut at the terminal's edge).
+	m = sized(m, 20, 12)
+	for _, l := range strings.Split(m.Render(), "\n") {
+		if strings.HasSuffix(l, "…") {
+			t.Errorf("too small at 20×12, a line is cut: %q", l)
+		}
 	}
 	m = sized(m, 80, 14)
 	if !strings.Contains(m.Render(), "terminal too small") {

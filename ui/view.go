@@ -23,8 +23,12 @@ func (m Model) View() tea.View {
 func (m Model) Render() string {
 	w, h := m.width, m.height
 	if w < MinWidth || h < MinHeight {
-		return clip("terminal too small: need at least "+strconv.Itoa(MinWidth)+"×"+strconv.Itoa(MinHeight)+
-			" (now "+strconv.Itoa(w)+"×"+strconv.Itoa(h)+")", w) + "\n" + clip("resize, or press q to quit", w)
+		// Short lines, so that even a very small terminal shows them whole.
+		return strings.Join([]string{
+			clip("terminal too small", w),
+			clip("need "+strconv.Itoa(MinWidth)+"×"+strconv.Itoa(MinHeight)+", now "+strconv.Itoa(w)+"×"+strconv.Itoa(h), w),
+			clip("resize, or press q", w),
+		}, "\n")
 	}
 	lines := make([]string, 0, h)
 	lines = append(lines, m.header()...)
