@@ -163,7 +163,7 @@ func TestHelpAndTooSmall(t *testing.T) {
 		}
 	}
 	m = sized(m, 59, 20)
-	if out := m.Render(); !strings.HasPrefix(out, "terminal too small\nneed 60×15, now 59×20") {
+	if out := m.Render(); !strings.HasPrefix(out, "terminal too small\nneed 60×15,\nnow 59×20") {
 		t.Errorf("too small:\n%s", out)
 	}
 	// Even at 20×12 the message is whole, one short line after another

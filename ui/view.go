@@ -26,7 +26,8 @@ func (m Model) Render() string {
 		// Short lines, so that even a very small terminal shows them whole.
 		return strings.Join([]string{
 			clip("terminal too small", w),
-			clip("need "+strconv.Itoa(MinWidth)+"×"+strconv.Itoa(MinHeight)+", now "+strconv.Itoa(w)+"×"+strconv.Itoa(h), w),
+			clip("need "+strconv.Itoa(MinWidth)+"×"+strconv.Itoa(MinHeight)+",", w),
+			clip("now "+strconv.Itoa(w)+"×"+strconv.Itoa(h), w),
 			clip("resize, or press q", w),
 		}, "\n")
 	}
