@@ -134,41 +134,88 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 		fmt.Fprintln(cmd.OutOrStdout(), "UNKNOWN: "+termtext.Sanitize(res.Unknown))
 		return exitCode(exitUsage)
 	}
-	var top *rules.Finding
-	n := 0
-	for i := range res.Findings {
-		f := &res.Findings[i]
-		if f.Severity == rules.Info {
-			continue
-		}
-		if top == nil || rank(f) > rank(top) {
-			top = f
-		}
-		n++
-	}
+	top, level, n := oneLineTop(res.Findings, res.Source == "live")
 	if top == nil {
 		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above")
 		return nil
 	}
-	line := strings.ToUpper(string(top.Severity)) + ": " + termtext.Sanitize(top.Title) + " on " + termtext.Sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
+	line := strings.ToUpper(string(level)) + ": " + termtext.Sanitize(top.Title) + " on " + termtext.Sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
+	var notes []string
+	if top.Resolved {
+		notes = append(notes, "resolved")
+	}
 	if n > 1 {
-		line += fmt.Sprintf(" (+%d more)", n-1)
+		notes = append(notes, fmt.Sprintf("+%d more", n-1))
+	}
+	if len(notes) > 0 {
+		line += " (" + strings.Join(notes, ", ") + ")"
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), line)
 	return exitCode(exitFindings)
 }
 
-// rank orders findings for the one line: active before resolved, then by
-// severity.
-func rank(f *rules.Finding) int {
-	r := 0
-	if !f.Resolved {
-		r += 10
+// oneLineTop picks what the one line names: a cause, never a symptom a
+// cause explains (the blackhole's retransmissions are its ACK timeouts'),
+// at the worst severity of its group (the cause and what it explains: an
+// ACK timeout that put a QP in ERR is a critical matter). Live, what is
+// active comes first; in a file, the worst that happened comes first, a
+// critical that resolved before the end still above a standing warning.
+// Among equals, the grouped order of the findings (the text's order).
+// n counts the findings at warning or above.
+func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.Severity, n int) {
+	sev := map[string]rules.Severity{}
+	for i := range fs {
+		sev[refKey(fs[i].Rule, fs[i].Objects)] = fs[i].Severity
 	}
-	if f.Severity == rules.Critical {
-		r++
+	best := -1
+	for i := range fs {
+		f := &fs[i]
+		if f.Severity != rules.Info {
+			n++
+		}
+		if f.ExplainedBy != nil {
+			continue
+		}
+		lv := f.Severity
+		for _, r := range f.Explains {
+			if s := sev[refKey(r.Rule, r.Objects)]; severityRank(s) > severityRank(lv) {
+				lv = s
+			}
+		}
+		if lv == rules.Info {
+			continue
+		}
+		score := severityRank(lv) * 10
+		active := 0
+		if !f.Resolved {
+			active = 1
+		}
+		if live {
+			score = active*100 + severityRank(lv)
+		} else {
+			score += active
+		}
+		if score > best {
+			best, top, level = score, f, lv
+		}
 	}
-	return r
+	return top, level, n
+}
+
+func severityRank(s rules.Severity) int {
+	switch s {
+	case rules.Critical:
+		return 3
+	case rules.Warning:
+		return 2
+	case rules.Info:
+		return 1
+	}
+	return 0
+}
+
+func refKey(rule string, objs map[string]string) string {
+	return rule + "|" + objects(objs)
 }
 
 func firstLine(s string) string {

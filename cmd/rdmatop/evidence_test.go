@@ -92,3 +92,20 @@ func TestTruncatedRecordingIsUnknown(t *testing.T) {
 		t.Errorf("whole recording: exit %d, %q", code, out)
 	}
 }
+
+// The one line names the cause, at the worst severity of what it
+// explains, and in a file the worst that happened: it used to name the
+// blackhole's retransmissions (a symptom its ACK timeouts explain) and,
+// on the pause-storm recording, a standing warning above the critical
+// storm that resolved before the end.
+func TestOneLineNamesTheWorstCause(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"../../testdata/incidents/blackhole.pcapng.gz", "CRITICAL: Requesters retransmit after ACK timeouts"},
+		{"../../testdata/incidents/syn-pfc-pause-storm.pcapng.gz", "CRITICAL: PFC pause storm"},
+	} {
+		out, _, code := runCLI(t, "check", "--oneline", tc.file)
+		if code != exitFindings || !strings.HasPrefix(out, tc.want) || !strings.Contains(out, "resolved") {
+			t.Errorf("%s: exit %d, %q; want %q ... (resolved ...)", tc.file, code, out, tc.want)
+		}
+	}
+}
