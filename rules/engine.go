@@ -294,8 +294,10 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 			e.nres--
 			e.stale++ // its queue item
 		}
-		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Confirm: r.Confirm,
-			Fix: r.Fix, Docs: r.Docs, Objects: o.keys(), FirstSeen: now}
+		objs := o.keys()
+		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause,
+			Confirm: renderCommands(r.Confirm, objs), Fix: renderCommands(r.Fix, objs), Docs: r.Docs,
+			Objects: objs, FirstSeen: now}
 		en.evFor = evidenceOf{}
 	}
 	en.f.LastSeen = now

@@ -1,0 +1,39 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+)
+
+// Confirm and fix lines run as printed wherever the finding knows the
+// value; what it cannot know stays a placeholder. They used to keep DEV,
+// N and IFACE for device=rxe0 port=1 netdev=veth0.
+func TestRenderCommands(t *testing.T) {
+	objs := map[string]string{"device": "rxe0", "port": "1", "netdev": "veth0", "priority": "3"}
+	in := []string{
+		"cat /sys/class/infiniband/DEV/ports/N/counters/link_downed",
+		"rdma statistic show link DEV/N",
+		"ip -s link show IFACE; mlnx_qos -i IFACE  # PFC on PRIO",
+		"ibv_rc_pingpong -d DEV -g GIDX PEER  # N of them",
+		"nothing to fill",
+	}
+	want := []string{
+		"cat /sys/class/infiniband/rxe0/ports/1/counters/link_downed",
+		"rdma statistic show link rxe0/1",
+		"ip -s link show veth0; mlnx_qos -i veth0  # PFC on 3",
+		"ibv_rc_pingpong -d rxe0 -g GIDX PEER  # N of them",
+		"nothing to fill",
+	}
+	if got := renderCommands(in, objs); !slices.Equal(got, want) {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+	// A flow knows no device: its lines keep DEV, and the pack's own
+	// slice is never written to.
+	flow := map[string]string{"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": "0x000011"}
+	if got := renderCommands(in, flow); got[0] != in[0] || &got[0] != &in[0] {
+		t.Errorf("flow: %q (a copy made for nothing to fill)", got[0])
+	}
+	if in[0] != "cat /sys/class/infiniband/DEV/ports/N/counters/link_downed" {
+		t.Error("the pack's line was changed")
+	}
+}
