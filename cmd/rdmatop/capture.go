@@ -74,6 +74,7 @@ the NIC's own traffic only when its sniffer mode is on (see docs/replay.md).`,
 		},
 	}
 	cmd.Flags().StringVarP(&hf.netdev, "interface", "i", "", "network interface to capture on (the RoCE netdev, e.g. eth0)")
+	completeNames(cmd, "interface", netdevNames)
 	cmd.Flags().DurationVar(&hf.interval, "interval", 100*time.Millisecond, "how often the analysis is cut (the report is the whole capture)")
 	cmd.Flags().StringVar(&hf.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	cmd.Flags().DurationVar(&duration, "duration", 0, "stop after this long (default: until Ctrl-C)")

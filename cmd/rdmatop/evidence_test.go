@@ -109,3 +109,43 @@ func TestOneLineNamesTheWorstCause(t *testing.T) {
 		}
 	}
 }
+
+// The exit codes docs/cli.md promises for check, one case each
+// (TestExitCodes has replay's and capture's).
+func TestExitCodesOfCheck(t *testing.T) {
+	const mlx5 = "../../testdata/sysfs/mlx5-roce-cx6dx-t0"
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"check", "--oneline", "../../testdata/evalset2/v2-healthy-write-4k-full.pcapng.gz"}, exitOK},
+		{[]string{"check", "--oneline", "--interval", "50ms", "--root", mlx5}, exitFindings},
+		{[]string{"check", "--rules", "/nonexistent", "--oneline", "--root", mlx5}, exitUsage},
+		{[]string{"check", "--oneline", "--interval", "50ms", "--root", mlx5, "-d", "mlx5_9"}, exitUsage},
+	} {
+		_, stderr, code := runCLI(t, tc.args...)
+		if code != tc.want {
+			t.Errorf("rdmatop %s: exit %d, want %d (%s)", strings.Join(tc.args, " "), code, tc.want, stderr)
+		}
+	}
+}
+
+// Completion offers names for names, not file names: -i the host's
+// interfaces, --icrc and --theme their values (they used to complete file
+// names).
+func TestFlagCompletion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__complete", "check", "-i", ""}, "lo\n"},
+		{[]string{"__complete", "capture", "-i", ""}, "lo\n"},
+		{[]string{"__complete", "replay", "x.pcap", "--icrc", ""}, "auto\n"},
+		{[]string{"__complete", "--theme", ""}, "light\n"},
+	} {
+		out, _, _ := runCLI(t, tc.args...)
+		if !strings.Contains(out, tc.want) || !strings.HasSuffix(out, ":4\n") { // 4: ShellCompDirectiveNoFileComp
+			t.Errorf("rdmatop %s: %q", strings.Join(tc.args, " "), out)
+		}
+	}
+}

@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -27,6 +29,46 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
 	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
 	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
+	completeNames(cmd, "interface", netdevNames)
+	completeNames(cmd, "device", rdmaDeviceNames)
+	cmd.MarkFlagDirname("root")  //nolint:errcheck // the flag exists
+	cmd.MarkFlagDirname("rules") //nolint:errcheck
+}
+
+// completeNames completes flag with what names lists (shell completion
+// runs rdmatop itself; no file names for a name that is not a file).
+func completeNames(cmd *cobra.Command, flag string, names func() []string) {
+	cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { //nolint:errcheck
+		return names(), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+func fixedNames(vals ...string) func() []string { return func() []string { return vals } }
+
+// netdevNames lists this host's network interfaces.
+func netdevNames() []string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(ifs))
+	for _, i := range ifs {
+		out = append(out, i.Name)
+	}
+	return out
+}
+
+// rdmaDeviceNames lists /sys/class/infiniband.
+func rdmaDeviceNames() []string {
+	es, err := os.ReadDir("/sys/class/infiniband")
+	if err != nil {
+		return nil
+	}
+	out := make([]string, 0, len(es))
+	for _, e := range es {
+		out = append(out, e.Name())
+	}
+	return out
 }
 
 func (h *hostFlags) check(cmd *cobra.Command) error {
@@ -70,6 +112,7 @@ func (f *wireFlags) registerAnalysis(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxFlows, "max-flows", capture.DefaultMaxFlows, "flow table size; least recently seen flows are evicted beyond it")
 	cmd.Flags().IntVar(&f.maxAnoms, "max-anomalies", capture.DefaultMaxAnomalies, "anomalies kept in the log")
 	cmd.Flags().StringVar(&f.icrc, "icrc", "auto", "ICRC verification: on (every packet), off, or auto (every packet; live, one in 16 while the capture falls behind, and the report says so)")
+	completeNames(cmd, "icrc", fixedNames("on", "off", "auto"))
 	cmd.Flags().BoolVar(&f.noICRC, "no-icrc", false, "skip ICRC verification (the same as --icrc=off)")
 }
 
@@ -125,4 +168,18 @@ func (o *outputFlags) check() error {
 		return usageError{errors.New("--json and --report are exclusive")}
 	}
 	return nil
+}
+
+// oneFile accepts exactly one file argument and says what is wanted when
+// it is missing, instead of cobra's "accepts 1 arg(s), received 0".
+func oneFile(name string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return usageError{fmt.Errorf("%s needs a file: rdmatop %s FILE (a pcap or pcapng capture, or an rdmatop recording)", name, name)}
+		case len(args) > 1:
+			return usageError{fmt.Errorf("%s takes one file, got %d: %s", name, len(args), strings.Join(args, " "))}
+		}
+		return nil
+	}
 }

@@ -113,7 +113,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay", "../../testdata/rxe/pcap/clean.pcap", "--json"}, 0, "", `"roce_packets": 1750`},
 		{[]string{"replay", cut, "--json"}, 2, "at byte offset", `"error":`},
 		{[]string{"replay", "/nonexistent.pcap"}, 2, "no such file", ""},
-		{[]string{"replay"}, 2, "accepts 1 arg", ""},
+		{[]string{"replay"}, 2, "replay needs a file", ""},
 		{[]string{"replay", "x.pcap", "--pmtu", "1500"}, 2, "--pmtu 1500", ""},
 		{[]string{"replay", "x.pcap", "--json", "--report"}, 2, "exclusive", ""},
 		{[]string{"capture"}, 2, "needs -i", ""},

@@ -36,7 +36,7 @@ the incident: when the loss started, whether the CNPs came before it.
 were first and last seen; --json the same as one JSON document, with a
 per-interval "series". A damaged file is analysed up to the damage; the
 error names the record and byte offset, and the exit status is 2.`,
-		Args: cobra.ExactArgs(1),
+		Args: oneFile("replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			hf.intervalSet = cmd.Flags().Changed("interval")
 			if hf.interval < time.Microsecond || hf.interval > 24*time.Hour {

@@ -65,6 +65,9 @@ func newRootCmd() *cobra.Command {
 	hf.register(root)
 	wf.registerLive(root, true)
 	root.PersistentFlags().StringVar(&theme, "theme", "dark", "screen colours: dark or light (NO_COLOR in the environment turns colour off)")
+	root.RegisterFlagCompletionFunc("theme", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { //nolint:errcheck
+		return []string{"dark", "light"}, cobra.ShellCompDirectiveNoFileComp
+	})
 	root.Flags().BoolVar(&once, "once", false, "print one snapshot (two samples --interval apart) and exit")
 	root.Flags().BoolVar(&asJSON, "json", false, "with --once: print it as JSON")
 	root.AddCommand(newReplayCmd(), newCaptureCmd(), newRecordCmd(), newCheckCmd(), newRulesCmd(), newDemoCmd(), newServeCmd())
