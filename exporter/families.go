@@ -360,7 +360,7 @@ func (b *builder) qps(s *probes.Snapshot) {
 			continue
 		}
 		b.seen[k] = true
-		b.gauge(qd, 1, q.Device, strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), q.Type, q.State, comm)
+		b.gauge(qd, 1, q.Device, strconv.Itoa(q.Port), probes.FormatQPN(q.LQPN), q.Type, q.State, comm)
 		n++
 	}
 	b.gauge(e.desc("rdmatop_qp_series_dropped", "QPs left out of rdmatop_qp_info by its cap."), float64(len(s.QPs)-n))

@@ -240,10 +240,10 @@ func TestFindingFiresAgain(t *testing.T) {
 		order  []string // qp-err-now findings, in reported order, "qpn state"
 		active []string
 	}{
-		{map[uint32]string{1: "ERR"}, []string{"0x1 active"}, []string{"0x1"}},
-		{map[uint32]string{1: "RTS", 2: "ERR"}, []string{"0x2 active", "0x1 resolved"}, []string{"0x2"}},
-		{map[uint32]string{1: "ERR", 2: "ERR"}, []string{"0x1 active", "0x2 active"}, []string{"0x1", "0x2"}},
-		{map[uint32]string{2: "ERR"}, []string{"0x2 active", "0x1 resolved"}, []string{"0x2"}},
+		{map[uint32]string{1: "ERR"}, []string{"0x000001 active"}, []string{"0x000001"}},
+		{map[uint32]string{1: "RTS", 2: "ERR"}, []string{"0x000002 active", "0x000001 resolved"}, []string{"0x000002"}},
+		{map[uint32]string{1: "ERR", 2: "ERR"}, []string{"0x000001 active", "0x000002 active"}, []string{"0x000001", "0x000002"}},
+		{map[uint32]string{2: "ERR"}, []string{"0x000002 active", "0x000001 resolved"}, []string{"0x000002"}},
 	}
 	for sec, st := range steps {
 		res := e.Evaluate(eqFrame(sec, st.qps))
@@ -251,7 +251,7 @@ func TestFindingFiresAgain(t *testing.T) {
 		for _, f := range res.Findings {
 			if f.Rule == "qp-err-now" {
 				order = append(order, f.Objects["qpn"]+map[bool]string{true: " resolved", false: " active"}[f.Resolved])
-				if f.Objects["qpn"] == "0x1" && sec == 2 && (!f.FirstSeen.Equal(eqT0.Add(2*time.Second)) || !f.LastSeen.Equal(f.FirstSeen)) {
+				if f.Objects["qpn"] == "0x000001" && sec == 2 && (!f.FirstSeen.Equal(eqT0.Add(2*time.Second)) || !f.LastSeen.Equal(f.FirstSeen)) {
 					t.Errorf("fired again: first seen %v, last seen %v", f.FirstSeen, f.LastSeen)
 				}
 			}
@@ -273,7 +273,7 @@ func TestFindingFiresAgain(t *testing.T) {
 			order = append(order, f.Objects["qpn"])
 		}
 	}
-	if !slices.Equal(order, []string{"0x2", "0x1"}) {
+	if !slices.Equal(order, []string{"0x000002", "0x000001"}) {
 		t.Errorf("after forgetting: %v", order)
 	}
 }

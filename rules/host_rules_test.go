@@ -778,7 +778,7 @@ func hrCases() []hrCase {
 					hrEditProc("proc/222/limits", limit)(tk)
 				})...)
 			},
-			fire: []hrAlert{{rule: "memory-registration-risk", objects: map[string]string{"device": "rxe0", "qpn": "0x11", "comm": "ib_write_bw"},
+			fire: []hrAlert{{rule: "memory-registration-risk", objects: map[string]string{"device": "rxe0", "qpn": "0x000011", "comm": "ib_write_bw"},
 				evidence: []string{"soft limit 8388608 bytes"}}},
 		},
 		{

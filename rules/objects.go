@@ -1,7 +1,6 @@
 package rules
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -431,7 +430,7 @@ func (o *object) keys() map[string]string {
 		return qpKeys(o.env.QP.Device, uint32(o.env.QP.LQPN), "", nil) // gone: no owner known
 	case o.flow != nil:
 		fl := o.flow
-		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fmt.Sprintf("0x%06x", fl.DestQP)}
+		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": probes.FormatQPN(fl.DestQP)}
 	case o.port != nil:
 		p := o.port
 		keys := map[string]string{"device": p.Device, "port": strconv.Itoa(p.Port)}
@@ -447,7 +446,7 @@ func (o *object) keys() map[string]string {
 }
 
 func qpKeys(dev string, qpn uint32, comm string, pid *int) map[string]string {
-	keys := map[string]string{"device": dev, "qpn": "0x" + strconv.FormatUint(uint64(qpn), 16)}
+	keys := map[string]string{"device": dev, "qpn": probes.FormatQPN(qpn)}
 	if comm != "" {
 		keys["comm"] = comm
 	}

@@ -627,7 +627,12 @@ func TestWireRulesOnLabFaults(t *testing.T) {
 		for _, line := range strings.Split(string(b), "\n") {
 			f := strings.Fields(line)
 			if len(f) >= 8 && f[2] == "state" && f[7] == "state=ERR" {
-				k := strings.TrimPrefix(f[4], "dev=") + "/" + strings.TrimPrefix(f[5], "qpn=")
+				// the tool's qpn=0x12, in rdmatop's one notation
+				n, err := strconv.ParseUint(strings.TrimPrefix(f[5], "qpn=0x"), 16, 32)
+				if err != nil {
+					t.Fatalf("tool.out: %q: %v", f[5], err)
+				}
+				k := strings.TrimPrefix(f[4], "dev=") + "/" + probes.FormatQPN(uint32(n))
 				if !slices.Contains(wantQPs, k) {
 					wantQPs = append(wantQPs, k)
 				}

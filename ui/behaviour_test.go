@@ -47,11 +47,11 @@ func TestSortAndFilterQPs(t *testing.T) {
 	if tb.SortCol != 2 || tb.Desc {
 		t.Fatalf("sort col %d desc %v", tb.SortCol, tb.Desc)
 	}
-	if got := tb.Rows[tb.View[0]].Cells[2]; got != "16" {
+	if got := tb.Rows[tb.View[0]].Cells[2]; got != "0x000010" {
 		t.Errorf("first LQPN ascending %s", got)
 	}
 	m = press(m, "S")
-	if got := tb.Rows[tb.View[0]].Cells[2]; !tb.Desc || got != "419" {
+	if got := tb.Rows[tb.View[0]].Cells[2]; !tb.Desc || got != "0x0001a3" {
 		t.Errorf("first LQPN descending %s", got)
 	}
 	if !strings.Contains(m.Render(), "LQPN▼") {
@@ -71,7 +71,7 @@ func TestSortAndFilterQPs(t *testing.T) {
 	}
 	// The filter belongs to the view; a sort survives a new frame.
 	m = send(m, FrameMsg{fixtureFrame(t)})
-	if tb.SortCol != 2 || tb.Rows[tb.View[0]].Cells[2] != "419" {
+	if tb.SortCol != 2 || tb.Rows[tb.View[0]].Cells[2] != "0x0001a3" {
 		t.Errorf("sort lost on new frame")
 	}
 }
@@ -270,7 +270,7 @@ func TestFlowPackets(t *testing.T) {
 		t.Errorf("offset %d", m.pktOff)
 	}
 	m = press(m, "esc")
-	if m.pktFlow != 0 || m.view != ViewFlows || !strings.Contains(m.Render(), "SRC → DST QP") {
+	if m.pktFlow != 0 || m.view != ViewFlows || !strings.Contains(m.Render(), "SRC → DST") {
 		t.Errorf("esc did not return to the flows table:\n%s", m.Render())
 	}
 	// Without per-packet lines the pane says so.
@@ -322,7 +322,7 @@ func TestQPsWireJoin(t *testing.T) {
 	for _, r := range tb.Rows {
 		byQP[r.Cells[0]+"/"+r.Cells[2]] = r
 	}
-	r, ok := byQP["mlx5_0/418"]
+	r, ok := byQP["mlx5_0/0x0001a2"]
 	if !ok {
 		t.Fatal("no QP 0x1a2")
 	}
@@ -334,7 +334,7 @@ func TestQPsWireJoin(t *testing.T) {
 	if r.Cells[qpCommCol] != "ib_write_bw" {
 		t.Errorf("COMM moved: %q", r.Cells[qpCommCol])
 	}
-	for _, k := range []string{"mlx5_1/85", "mlx5_0/419", "mlx5_0/16"} {
+	for _, k := range []string{"mlx5_1/0x000055", "mlx5_0/0x0001a3", "mlx5_0/0x000010"} {
 		if got := byQP[k].Cells[col("Gb/s")]; got != "-" {
 			t.Errorf("%s: Gb/s %q, want -", k, got)
 		}
@@ -348,7 +348,7 @@ func TestQPsWireJoin(t *testing.T) {
 	// Sorting on a wire column puts the joined QP first (descending).
 	tb.SortCol, tb.Desc = col("Gb/s"), true
 	tb.refresh()
-	if got := tb.Rows[tb.View[0]].Cells[2]; got != "418" {
+	if got := tb.Rows[tb.View[0]].Cells[2]; got != "0x0001a2" {
 		t.Errorf("sort by Gb/s: first LQPN %s", got)
 	}
 	// Without a capture every QP shows "-".
@@ -441,7 +441,7 @@ func TestQPsWireJoinBothDirections(t *testing.T) {
 	}}
 	m := press(send(sized(New(Options{NoColor: true}), 160, 40), FrameMsg{f}), "2")
 	for _, r := range m.tables[ViewQPs].Rows {
-		if r.Cells[0] != "mlx5_0" || r.Cells[2] != "418" {
+		if r.Cells[0] != "mlx5_0" || r.Cells[2] != "0x0001a2" {
 			continue
 		}
 		got := strings.Join(r.Cells[len(r.Cells)-6:], " ")

@@ -31,14 +31,15 @@ var (
 		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 0, Right: true, Num: true}}
-	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST QP", Width: 33},
+	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST", Width: 33},
+		{Title: "QP", Width: 8},
 		{Title: "TR", Width: 3}, {Title: "PKTS", Width: 7, Right: true, Num: true},
 		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "CE", Width: 5, Right: true, Num: true},
 		{Title: "p99µs", Width: 6, Right: true, Num: true}, {Title: "!", Width: 0}}
 	eventCols = []column{{Title: "TIME", Width: 12}, {Title: "SEV", Width: 4}, {Title: "SOURCE", Width: 6},
-		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 16}, {Title: "DETAIL", Width: 0}}
+		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 24}, {Title: "DETAIL", Width: 0}}
 	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20}, {Title: "SOURCE", Width: 9},
 		{Title: "VALUE", Width: 14, Right: true, Num: true}, {Title: "DELTA", Width: 10, Right: true, Num: true},
 		{Title: "RATE/s", Width: 9, Right: true, Num: true}, {Title: "UNIT", Width: 0}}
@@ -257,7 +258,7 @@ func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 			ws = []string{strconv.FormatFloat(g, 'f', 2, 64), u(gaps), u(retx), u(naks), u(cnps), rtt}
 			wn = []float64{g, float64(gaps), float64(retx), float64(naks), float64(cnps), rttN}
 		}
-		cells := append([]string{termtext.Sanitize(q.Device), strconv.Itoa(q.Port), strconv.FormatUint(uint64(q.LQPN), 10), optU32(q.RQPN),
+		cells := append([]string{termtext.Sanitize(q.Device), strconv.Itoa(q.Port), probes.FormatQPN(q.LQPN), optQPN(q.RQPN),
 			termtext.Sanitize(q.Type), termtext.Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
 		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0}, wn...)
 		rs = append(rs, newRow(cells, nums, "qp:"+q.State))
@@ -324,10 +325,10 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		}
 		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 		rs = append(rs, newRow(
-			[]string{strconv.Itoa(w.ID), termtext.Sanitize(w.Src) + " → " + termtext.Sanitize(w.Dst) + " qp " + strconv.FormatUint(uint64(w.DestQP), 10),
+			[]string{strconv.Itoa(w.ID), termtext.Sanitize(w.Src) + " → " + termtext.Sanitize(w.Dst), probes.FormatQPN(w.DestQP),
 				termtext.Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
-			[]float64{float64(w.ID), 0, 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
+			[]float64{float64(w.ID), 0, float64(w.DestQP), 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
 				float64(naks), float64(w.CNPs), float64(w.ECNCE), w.RTTus.P99, 0},
 			class))
 	}
@@ -342,7 +343,7 @@ func (m *Model) addEvents(evs []probes.Event) {
 			obj += "/" + strconv.Itoa(e.Port)
 		}
 		if e.QPN != nil {
-			obj += " qp " + strconv.FormatUint(uint64(*e.QPN), 10)
+			obj += " qp " + probes.FormatQPN(*e.QPN)
 		}
 		m.events = append(m.events, eventRow{newRow(
 			[]string{e.Time.UTC().Format("15:04:05.000"), sevWord(string(e.Severity)), termtext.Sanitize(e.Source),

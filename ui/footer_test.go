@@ -49,3 +49,17 @@ func TestHeaderKeepsStateAt80(t *testing.T) {
 		t.Errorf("header at 80 columns: %q", head)
 	}
 }
+
+// One QP notation: the QPs view shows 0x0001a3 as findings do, and the
+// filter finds it by 419, 0x1a3 or 0x0001a3 (/0x1a4 used to find nothing:
+// the views showed decimal).
+func TestQPFilterEitherNotation(t *testing.T) {
+	for _, f := range []string{"419", "0x1a3", "0x0001a3"} {
+		m := press(loaded(t, monitor.ModeLive), "2")
+		m = press(m, append([]string{"/"}, strings.Split(f, "")...)...)
+		tb := m.tables[ViewQPs]
+		if len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[2] != "0x0001a3" {
+			t.Errorf("filter %q: %d rows", f, len(tb.View))
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -122,6 +123,13 @@ func optU32(p *uint32) string {
 	return strconv.FormatUint(uint64(*p), 10)
 }
 
+func optQPN(p *uint32) string {
+	if p == nil {
+		return "-"
+	}
+	return probes.FormatQPN(*p)
+}
+
 func optI(p *int) string {
 	if p == nil {
 		return "-"
@@ -213,8 +221,9 @@ func (t *table) setRows(rs []row) {
 func (t *table) refresh() {
 	t.View = t.View[:0]
 	f := strings.ToLower(t.Filter)
+	qp := qpFilter(f)
 	for i := range t.Rows {
-		if f == "" || strings.Contains(t.Rows[i].Text, f) {
+		if f == "" || strings.Contains(t.Rows[i].Text, f) || qp != "" && strings.Contains(t.Rows[i].Text, qp) {
 			t.View = append(t.View, i)
 		}
 	}
@@ -367,4 +376,19 @@ func ExplainsSummary(refs []rules.Ref) string {
 		parts = append(parts, rule+" on "+strconv.Itoa(n)+" "+k)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// qpFilter is a filter that is a number, decimal (420) or hex (0x1a4),
+// in the one QP notation (0x0001a4), so that either finds the QP; "" when
+// the filter is not a number.
+func qpFilter(f string) string {
+	base, digits := 10, f
+	if h, ok := strings.CutPrefix(f, "0x"); ok {
+		base, digits = 16, h
+	}
+	n, err := strconv.ParseUint(digits, base, 24)
+	if err != nil || digits == "" {
+		return ""
+	}
+	return probes.FormatQPN(uint32(n))
 }

@@ -31,7 +31,7 @@ func (m *Model) openPackets(r *row) {
 		return
 	}
 	m.pktFlow = int(r.Nums[0])
-	m.pktTitle = "Flow " + r.Cells[0] + "  " + r.Cells[1]
+	m.pktTitle = "Flow " + r.Cells[0] + "  " + r.Cells[1] + " qp " + r.Cells[2]
 	m.pktOff = max(0, len(m.flowPackets(m.pktFlow))-m.packetRows())
 }
 

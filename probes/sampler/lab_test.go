@@ -153,7 +153,7 @@ func itoa(i int) string {
 // seen within one recording interval (plus TCG slack) of the verbs time.
 func TestLabFaultsRecording(t *testing.T) {
 	dir := fixtures + "lab/faults/"
-	// The verbs view: "<unix> <scenario> state side=A dev=rxe0 qpn=0x12 prev=RTS state=ERR".
+	// The verbs view: "<unix> <scenario> state side=A dev=rxe0 qpn=0x000012 prev=RTS state=ERR".
 	want := map[string]float64{}
 	outs, _ := filepath.Glob(dir + "*/tool.out")
 	for _, p := range outs {
