@@ -268,7 +268,7 @@ func TestJoinedLiveView(t *testing.T) {
 	screen := tm.(ui.Model).Render()
 	var row string
 	for _, l := range strings.Split(screen, "\n") {
-		if strings.Contains(l, "rxe0") && strings.Contains(l, strconv.Itoa(localQPN)) && strings.Contains(l, "RTS") {
+		if strings.Contains(l, "rxe0") && strings.Contains(l, probes.FormatQPN(uint32(localQPN))) && strings.Contains(l, "RTS") {
 			row = l
 		}
 	}
