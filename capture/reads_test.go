@@ -6,8 +6,8 @@ import (
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
-// readWire feeds a tracker by hand: requests from A to B's QP 0x12, READ
-// responses back to A's QP 0x11, path MTU 1024.
+// readWire feeds a tracker by hand: requests from A to B's QP 0x000012, READ
+// responses back to A's QP 0x000011, path MTU 1024.
 type readWire struct {
 	t   *Tracker
 	pkt uint64

@@ -304,7 +304,7 @@ func TestQPsWireJoin(t *testing.T) {
 		{ID: 2, Src: "192.168.10.13", Dst: "192.168.10.11", DestQP: 0x1a2, Packets: 5, Gbps: 0.01},
 		// mlx5_1's QP number, but at mlx5_0's address: no match.
 		{ID: 3, Src: "192.168.10.12", Dst: "192.168.10.11", DestQP: 0x55, Packets: 50, Gbps: 1},
-		// RoCE v1-style GID destination of mlx5_1, QP 0x66 unknown here.
+		// RoCE v1-style GID destination of mlx5_1, QP 0x000066 unknown here.
 		{ID: 4, Src: "fe80::1", Dst: "fe80::bace:f6ff:fe5a:3c11", DestQP: 0x66, Packets: 1},
 	}}
 	m := press(send(sized(New(Options{NoColor: true}), 160, 40), FrameMsg{f}), "2")
@@ -324,11 +324,11 @@ func TestQPsWireJoin(t *testing.T) {
 	}
 	r, ok := byQP["mlx5_0/0x0001a2"]
 	if !ok {
-		t.Fatal("no QP 0x1a2")
+		t.Fatal("no QP 0x0001a2")
 	}
 	for title, want := range map[string]string{"Gb/s": "12.50", "GAPS": "3", "RETX": "7", "NAKS": "3", "CNPS": "4", "p99µs": trim(42)} {
 		if got := r.Cells[col(title)]; got != want {
-			t.Errorf("QP 0x1a2 %s = %q, want %q", title, got, want)
+			t.Errorf("QP 0x0001a2 %s = %q, want %q", title, got, want)
 		}
 	}
 	if r.Cells[qpCommCol] != "ib_write_bw" {
@@ -432,10 +432,10 @@ func TestCaptureOnlyOpensOnFlows(t *testing.T) {
 func TestQPsWireJoinBothDirections(t *testing.T) {
 	f := fixtureFrame(t)
 	f.Wire = &capture.Summary{Flows: []capture.FlowSummary{
-		// mlx5_0 (192.168.10.11) QP 0x1a2 writes to its peer QP 0x3b4.
+		// mlx5_0 (192.168.10.11) QP 0x0001a2 writes to its peer QP 0x0003b4.
 		{ID: 7, Src: "192.168.10.11", Dst: "192.168.10.12", DestQP: 0x3b4, Packets: 4000, Gbps: 9.5, PSNGaps: 11,
 			RetransmittedPackets: 40, PeerID: 8, RTTus: capture.RTT{Samples: 99, P99: 17}},
-		// The peer's ACKs and NAKs back to QP 0x1a2.
+		// The peer's ACKs and NAKs back to QP 0x0001a2.
 		{ID: 8, Src: "192.168.10.12", Dst: "192.168.10.11", DestQP: 0x1a2, Packets: 600, Gbps: 0.1, PeerID: 7,
 			NAKs: capture.NAKCounts{PSNSequenceError: 11}},
 	}}
@@ -446,11 +446,11 @@ func TestQPsWireJoinBothDirections(t *testing.T) {
 		}
 		got := strings.Join(r.Cells[len(r.Cells)-6:], " ")
 		if want := "9.60 11 40 11 0 " + trim(17); got != want {
-			t.Errorf("QP 0x1a2 wire columns %q, want %q (both directions)", got, want)
+			t.Errorf("QP 0x0001a2 wire columns %q, want %q (both directions)", got, want)
 		}
 		return
 	}
-	t.Fatal("no row for mlx5_0 QP 0x1a2")
+	t.Fatal("no row for mlx5_0 QP 0x0001a2")
 }
 
 // A cluster capture numbers flows past 9999: the ID column widens to show

@@ -39,10 +39,10 @@ func TestDiff(t *testing.T) {
 	curCopy := append([]rdmanl.QP(nil), cur...)
 	got := summary(Diff(prev, cur, t0))
 	want := []string{
-		"critical rxe0/1 QP 0x12 (RC, python3 pid 496, remote QP 0x12): RTS -> ERR",
-		"critical rxe0/1 QP 0x13 (RC, python3 pid 496, remote QP 0x13): RTR -> SQE",
-		"info rxe0/1 QP 0x14 (RC, python3 pid 496, remote QP 0x14): destroyed (was RTS)",
-		"info rxe1/1 QP 0x15 (RC, python3 pid 496, remote QP 0x15): created, INIT",
+		"critical rxe0/1 QP 0x000012 (RC, python3 pid 496, remote QP 0x000012): RTS -> ERR",
+		"critical rxe0/1 QP 0x000013 (RC, python3 pid 496, remote QP 0x000013): RTR -> SQE",
+		"info rxe0/1 QP 0x000014 (RC, python3 pid 496, remote QP 0x000014): destroyed (was RTS)",
+		"info rxe1/1 QP 0x000015 (RC, python3 pid 496, remote QP 0x000015): created, INIT",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -62,7 +62,7 @@ func TestDiff(t *testing.T) {
 	if len(Diff(cur, cur, t0)) != 0 || len(Diff(nil, nil, t0)) != 0 {
 		t.Error("events without change")
 	}
-	if got := Diff(nil, []rdmanl.QP{gsi(1)}, t0); len(got) != 1 || got[0].Detail() != "rxe1/1 QP 0x1 (GSI, kernel ib_core): created, RTS" {
+	if got := Diff(nil, []rdmanl.QP{gsi(1)}, t0); len(got) != 1 || got[0].Detail() != "rxe1/1 QP 0x000001 (GSI, kernel ib_core): created, RTS" {
 		t.Errorf("kernel QP: %v", summary(got))
 	}
 }
@@ -75,8 +75,8 @@ func TestDiffReuse(t *testing.T) {
 	reused.PID, reused.Comm = 700, "ib_write_bw"
 	got := summary(Diff([]rdmanl.QP{old}, []rdmanl.QP{reused}, t0))
 	want := []string{
-		"info rxe0/1 QP 0x11 (RC, python3 pid 496, remote QP 0x11): destroyed (was ERR)",
-		"info rxe0/1 QP 0x11 (RC, ib_write_bw pid 700, remote QP 0x11): created, RTS",
+		"info rxe0/1 QP 0x000011 (RC, python3 pid 496, remote QP 0x000011): destroyed (was ERR)",
+		"info rxe0/1 QP 0x000011 (RC, ib_write_bw pid 700, remote QP 0x000011): created, RTS",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q", got)
@@ -127,7 +127,7 @@ func TestProbeEvent(t *testing.T) {
 		t.Errorf("%+v", p)
 	}
 	unbound := rdmanl.QP{DevIndex: 0, Dev: "rxe0", LQPN: 0x19, Type: rdmanl.QPTypeRC, State: rdmanl.QPReset, HasPID: true, PID: 3}
-	if d := Diff(nil, []rdmanl.QP{unbound}, t0)[0].Detail(); d != "rxe0 QP 0x19 (RC, pid 3): created, RESET" {
+	if d := Diff(nil, []rdmanl.QP{unbound}, t0)[0].Detail(); d != "rxe0 QP 0x000019 (RC, pid 3): created, RESET" {
 		t.Errorf("unbound: %q", d)
 	}
 }

@@ -56,9 +56,9 @@ func (e Event) Detail() string {
 		who += ", kernel " + e.Comm
 	}
 	if e.RQPN != 0 {
-		who += fmt.Sprintf(", remote QP %#x", e.RQPN)
+		who += ", remote QP " + probes.FormatQPN(e.RQPN)
 	}
-	head := fmt.Sprintf("%s QP %#x (%s)", where, e.LQPN, who)
+	head := fmt.Sprintf("%s QP %s (%s)", where, probes.FormatQPN(e.LQPN), who)
 	switch e.Kind {
 	case Created:
 		return fmt.Sprintf("%s: created, %s", head, e.To)

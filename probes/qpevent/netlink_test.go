@@ -63,14 +63,14 @@ func TestQPUpToAfterKill(t *testing.T) {
 	at := time.Unix(1795983900, 0)
 	got := summary(Diff(before, after, at))
 	want := []string{
-		"info rxe0/1 QP 0x11 (RC, ib_send_bw pid 212, remote QP 0x11): destroyed (was RTS)",
-		"info rxe0/1 QP 0x12 (RC, ib_send_bw pid 211, remote QP 0x12): destroyed (was RTS)",
-		"info rxe0/1 QP 0x13 (RC, ib_send_bw pid 211, remote QP 0x13): destroyed (was RTS)",
-		"info rxe0/1 QP 0x14 (RC, ib_send_bw pid 212, remote QP 0x14): destroyed (was RTS)",
-		"info rxe1/1 QP 0x11 (RC, ib_send_bw pid 209, remote QP 0x11): destroyed (was RTS)",
-		"info rxe1/1 QP 0x12 (RC, ib_send_bw pid 208, remote QP 0x12): destroyed (was RTR)",
-		"info rxe1/1 QP 0x13 (RC, ib_send_bw pid 208, remote QP 0x13): destroyed (was RTR)",
-		"info rxe1/1 QP 0x14 (RC, ib_send_bw pid 209, remote QP 0x14): destroyed (was RTS)",
+		"info rxe0/1 QP 0x000011 (RC, ib_send_bw pid 212, remote QP 0x000011): destroyed (was RTS)",
+		"info rxe0/1 QP 0x000012 (RC, ib_send_bw pid 211, remote QP 0x000012): destroyed (was RTS)",
+		"info rxe0/1 QP 0x000013 (RC, ib_send_bw pid 211, remote QP 0x000013): destroyed (was RTS)",
+		"info rxe0/1 QP 0x000014 (RC, ib_send_bw pid 212, remote QP 0x000014): destroyed (was RTS)",
+		"info rxe1/1 QP 0x000011 (RC, ib_send_bw pid 209, remote QP 0x000011): destroyed (was RTS)",
+		"info rxe1/1 QP 0x000012 (RC, ib_send_bw pid 208, remote QP 0x000012): destroyed (was RTR)",
+		"info rxe1/1 QP 0x000013 (RC, ib_send_bw pid 208, remote QP 0x000013): destroyed (was RTR)",
+		"info rxe1/1 QP 0x000014 (RC, ib_send_bw pid 209, remote QP 0x000014): destroyed (was RTS)",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -118,7 +118,7 @@ func TestQPUpToAfterKill(t *testing.T) {
 	}
 }
 
-// Job A: ib_write_bw server killed (rxe1 QP 0x1e disappears) while the
+// Job A: ib_write_bw server killed (rxe1 QP 0x00001e disappears) while the
 // client QP on rxe0 stays RTS, retransmitting (MANIFEST: it never reaches
 // ERR); later the client exits too.
 func TestPeerKilled(t *testing.T) {
@@ -127,12 +127,12 @@ func TestPeerKilled(t *testing.T) {
 	exited := rdmaJSON(t, "peer-killed-after-exit-rdma-res-qp.json")
 	at := time.Unix(1795983000, 0)
 	got := summary(Diff(before, killed, at))
-	want := []string{"info rxe1/1 QP 0x1e (RC, ib_write_bw pid 610, remote QP 0x1e): destroyed (was RTR)"}
+	want := []string{"info rxe1/1 QP 0x00001e (RC, ib_write_bw pid 610, remote QP 0x00001e): destroyed (was RTR)"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("kill: %q", got)
 	}
 	got = summary(Diff(killed, exited, at))
-	want = []string{"info rxe0/1 QP 0x1e (RC, ib_write_bw pid 617, remote QP 0x1e): destroyed (was RTS)"}
+	want = []string{"info rxe0/1 QP 0x00001e (RC, ib_write_bw pid 617, remote QP 0x00001e): destroyed (was RTS)"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("exit: %q", got)
 	}
