@@ -1,0 +1,217 @@
+package wiretruth
+
+import (
+	"cmp"
+	"slices"
+)
+
+// nakWindow: a resend is credited to a NAK naming its PSN that reached the
+// sender at most this long before (ns). The sender answers a NAK within
+// microseconds on hardware and milliseconds under emulation; a NAK older
+// than a second is from an earlier episode.
+const nakWindow = int64(1e9)
+
+// readAsk is a READ request's range of response PSNs.
+type readAsk struct {
+	psn  uint32
+	n    int
+	rank int
+}
+
+// maxReadsKept: READ requests a flow remembers to recognise a re-issue;
+// more than any QP keeps outstanding (IBTA's responder resources are a
+// byte, NICs offer 16 to 128).
+const maxReadsKept = 256
+
+func ceilDiv(l uint32, m int) int {
+	if m <= 0 {
+		return 1
+	}
+	return max(1, (int(l)+m-1)/m)
+}
+
+// flowAcc gathers one flow's truth.
+type flowAcc struct {
+	ft       FlowTruth
+	upPos    []int // positions in d.upIdx, upstream order
+	delays   []int64
+	kinds    map[string]bool
+	lastRank int // first-sending rank of the previous upstream packet
+	reads    []readAsk
+}
+
+// reissues finds the newest earlier READ whose response PSNs hold psn.
+func (fa *flowAcc) reissues(psn uint32, pmtu int) (rank int, ok bool) {
+	for i := len(fa.reads) - 1; i >= 0; i-- {
+		r := fa.reads[i]
+		if d := int32((psn - r.psn) << 8); d >= 0 && int(d>>8) < r.n {
+			return r.rank, true
+		}
+	}
+	return 0, false
+}
+
+func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
+	var order []Flow
+	flows := map[Flow]*flowAcc{}
+	acc := func(p *Packet) *flowAcc {
+		k := p.flow()
+		fa := flows[k]
+		if fa == nil {
+			fa = &flowAcc{ft: FlowTruth{Src: k.Src.String(), Dst: k.Dst.String(), DstQP: k.DstQP,
+				Upstream: upName, Downstream: downName,
+				Seen: map[string]Observed{upName: {}, downName: {}}}, kinds: map[string]bool{}}
+			flows[k] = fa
+			order = append(order, k)
+		}
+		return fa
+	}
+	// NAKs and RNR NAKs the sender received, seen on its own side: the
+	// peer's acknowledgements addressed to it, in the upstream capture.
+	type nakKey struct {
+		psn uint32
+		rnr bool
+	}
+	naks := map[nakKey][]int64{}
+	sender := d.up[d.upIdx[0]].Src
+	for i := range d.up {
+		p := &d.up[i]
+		if p.Dst != sender || !p.HasAETH {
+			continue
+		}
+		switch p.AETH >> 5 {
+		case 1: // RNR NAK
+			naks[nakKey{p.PSN, true}] = append(naks[nakKey{p.PSN, true}], p.TS)
+		case 3: // NAK
+			if p.AETH&0x1f == 0 { // PSN sequence error
+				naks[nakKey{p.PSN, false}] = append(naks[nakKey{p.PSN, false}], p.TS)
+			}
+		}
+	}
+	nakBefore := func(k nakKey, ts int64) bool {
+		for _, n := range naks[k] {
+			if n <= ts && ts-n <= nakWindow {
+				return true
+			}
+		}
+		return false
+	}
+	// A resend is a packet whose content the sender sent before; rank is
+	// the place of a content's first sending in the flow, so a resend
+	// whose rank is not after the previous packet's is the sender going
+	// back: a new resend episode.
+	firstRank := map[uint64]int{}
+	resent := make([]bool, len(d.upIdx))
+	rankAt := make([]int, len(d.upIdx)) // first-sending rank, a re-issued READ's that of the READ it repeats
+	for pos, i := range d.upIdx {
+		p := &d.up[i]
+		fa := acc(p)
+		if tracked(p.Opcode) {
+			fa.upPos = append(fa.upPos, pos)
+		}
+		fa.ft.Sent++
+		fa.kinds[kindOf(p.Opcode)] = true
+		rank, again := firstRank[p.Content]
+		if !again {
+			rank = len(firstRank)
+			firstRank[p.Content] = rank
+			if p.Opcode&0x1f == 0x0c { // READ request
+				// A READ asking again, from the middle, for responses an
+				// earlier READ of the flow asked for is new bytes but a
+				// resend: it takes that READ's rank.
+				if r, ok := fa.reissues(p.PSN, pmtu); ok {
+					rank, again = r, true
+				}
+				fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, pmtu), rank: rank})
+				if len(fa.reads) > maxReadsKept {
+					fa.reads = fa.reads[1:]
+				}
+			}
+		}
+		switch {
+		case again && p.Opcode&0x1f == 0x11 && !isRequest(p.Opcode):
+			// An ACK sent again answers a request received again; it
+			// is counted apart from resent data.
+			fa.ft.ACKsRepeated++
+		case again:
+			resent[pos] = true
+			fa.ft.Resent++
+			if isRequest(p.Opcode) && rank <= fa.lastRank {
+				switch {
+				case nakBefore(nakKey{p.PSN, false}, p.TS):
+					fa.ft.Episodes.NAK++
+				case nakBefore(nakKey{p.PSN, true}, p.TS):
+					fa.ft.Episodes.RNR++
+				default:
+					fa.ft.Episodes.Timer++
+				}
+			}
+		}
+		fa.lastRank = rank
+		rankAt[pos] = rank
+		switch d.upFate[pos] {
+		case Lost:
+			fa.ft.Lost++
+			t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "lost", UpTS: p.TS})
+		case Corrupted:
+			fa.ft.Corrupted++
+			t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "corrupted", UpTS: p.TS, DownTS: d.tsDown(d.upDown[pos])})
+		default:
+			if dp := d.upDown[pos]; dp >= 0 {
+				fa.ft.Delivered++
+				q := &d.down[d.downIdx[dp]]
+				fa.delays = append(fa.delays, q.TS-p.TS)
+				if q.ECN == 3 && p.ECN != 3 {
+					fa.ft.CEMarked++
+					t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "ce", UpTS: p.TS, DownTS: q.TS})
+				}
+			}
+		}
+	}
+	// Copies of the packets no analyser follows by PSN (ACKs, UD): what the
+	// network did all the same (observeDown counts the others').
+	for dp, fate := range d.downFate {
+		if fate != Duplicate {
+			continue
+		}
+		if p := &d.up[d.upIdx[d.downOf[dp]]]; !tracked(p.Opcode) {
+			acc(p).ft.Duplicated++
+		}
+	}
+	// Per flow: what each capture point sees.
+	for fi, k := range order {
+		fa := flows[k]
+		ft := &fa.ft
+		if len(fa.kinds) > 1 {
+			delete(fa.kinds, "acks") // a responder's flow: its READ responses and its ACKs
+		}
+		kinds := make([]string, 0, len(fa.kinds))
+		for s := range fa.kinds {
+			kinds = append(kinds, s)
+		}
+		slices.Sort(kinds)
+		ft.Kind = kinds[0]
+		if len(kinds) > 1 {
+			ft.Kind = "mixed"
+		}
+		upObs := Observed{Packets: uint64(len(fa.upPos))}
+		for _, pos := range fa.upPos {
+			if resent[pos] {
+				upObs.Resent++
+			}
+		}
+		downObs := d.observeDown(fa.upPos, resent, rankAt, func(pos int, what string, over uint64, downTS int64) {
+			p := &d.up[d.upIdx[pos]]
+			t.Events = append(t.Events, Event{Flow: len(t.Flows) + fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})
+		}, ft)
+		ft.Seen[upName], ft.Seen[downName] = upObs, downObs
+		if len(fa.delays) > 0 {
+			slices.Sort(fa.delays)
+			ft.DelayNs = DelayStats{fa.delays[0], fa.delays[len(fa.delays)/2], fa.delays[len(fa.delays)-1]}
+		}
+	}
+	for _, k := range order {
+		t.Flows = append(t.Flows, flows[k].ft)
+	}
+	slices.SortStableFunc(t.Events, func(x, y Event) int { return cmp.Compare(x.UpTS, y.UpTS) })
+}

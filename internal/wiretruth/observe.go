@@ -1,0 +1,155 @@
+package wiretruth
+
+import (
+	"cmp"
+	"slices"
+)
+
+// observeDown works out what the downstream capture shows of one flow
+// whose upstream packets are upPos (in upstream order).
+func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) Observed {
+	var o Observed
+	rank := make(map[int]int, len(upPos)) // upstream position -> rank in the flow
+	for r, pos := range upPos {
+		rank[pos] = r
+	}
+	// Downstream copies of this flow in arrival order.
+	var arrivals []int // downstream positions
+	for dp, up := range d.downOf {
+		if up >= 0 {
+			if _, mine := rank[up]; mine {
+				arrivals = append(arrivals, dp)
+			}
+		}
+	}
+	slices.SortFunc(arrivals, func(x, y int) int { return cmp.Compare(d.tsDown(x), d.tsDown(y)) })
+	firstSeen := map[uint64]int64{} // content -> first downstream arrival
+	// Reordering: a delivered packet arriving after one sent later. A
+	// Fenwick tree over upstream ranks counts the later-sent ones already
+	// arrived.
+	fen := make([]int, len(upPos)+1)
+	add := func(i int) {
+		for i++; i < len(fen); i += i & -i {
+			fen[i]++
+		}
+	}
+	sum := func(i int) (s int) { // arrivals with rank <= i
+		for i++; i > 0; i -= i & -i {
+			s += fen[i]
+		}
+		return
+	}
+	// Contents ranked by their first sending, for what a resend shows.
+	contentRank := make(map[uint64]int, len(upPos))
+	for _, pos := range upPos {
+		if k := d.up[d.upIdx[pos]].Content; contentRank[k] == 0 {
+			contentRank[k] = len(contentRank) + 1
+		}
+	}
+	maxRankSeen := 0
+	arrived := 0
+	for _, dp := range arrivals {
+		o.Packets++
+		up := d.downOf[dp]
+		key := d.up[d.upIdx[up]].Content
+		if _, ok := firstSeen[key]; !ok {
+			firstSeen[key] = d.tsDown(dp)
+		}
+		if d.downFate[dp] == Duplicate {
+			o.Duplicates++
+			ft.Duplicated++
+			event(up, "duplicated", 0, d.tsDown(dp))
+			continue
+		}
+		// A resend is visible here when this point saw its content before,
+		// or a packet first sent after it (it fills a skip); otherwise it
+		// is the first copy seen here and looks like the first sending.
+		if resent[up] && (firstSeen[key] != d.tsDown(dp) || rankAt[up] < maxRankSeen) {
+			o.Resent++
+		}
+		maxRankSeen = max(maxRankSeen, rankAt[up])
+		r := rank[up]
+		if later := arrived - sum(r); later > 0 {
+			o.OutOfOrder++
+			ft.Reordered++
+			ft.MaxOvertaken = max(ft.MaxOvertaken, uint64(later))
+			event(up, "reordered", uint64(later), d.tsDown(dp))
+		}
+		add(r)
+		arrived++
+	}
+	// Holes: a packet whose first sending was lost (or corrupted), when a
+	// packet first sent after it is seen here before any copy of it.
+	// Contents are ranked by their first sending, so a resend of an older
+	// packet arriving meanwhile makes no hole.
+	never := int64(1) << 62
+	type content struct {
+		key       uint64
+		firstLost bool
+		pos       int
+	}
+	var byRank []content
+	ranked := map[uint64]bool{}
+	for _, pos := range upPos {
+		key := d.up[d.upIdx[pos]].Content
+		if ranked[key] {
+			continue
+		}
+		ranked[key] = true
+		byRank = append(byRank, content{key, d.upFate[pos] != Delivered, pos})
+	}
+	seenAt := func(key uint64) int64 {
+		if ts, ok := firstSeen[key]; ok {
+			return ts
+		}
+		return never
+	}
+	// The observer's stream begins with the first packet it sees: what
+	// was sent before that is before its capture, not a hole in it.
+	startRank := len(byRank)
+	if len(arrivals) > 0 {
+		startRank = contentRank[d.up[d.upIdx[d.downOf[arrivals[0]]]].Content] - 1
+	}
+	suffixMin := never
+	for r := len(byRank) - 1; r >= 0; r-- {
+		c := byRank[r]
+		fs := seenAt(c.key)
+		if c.firstLost && suffixMin < fs && r > startRank {
+			o.Missing++
+			event(c.pos, "hole", 0, 0)
+		}
+		suffixMin = min(suffixMin, fs)
+	}
+	return o
+}
+
+// tracked: the packets whose PSNs form a stream an analyser can follow,
+// and so the ones Observed counts: requests of the connected transports
+// (RC, UC, XRC) and READ responses. Acknowledgements are coalesced (a
+// skipped ACK PSN is no loss), UD and RD mix senders' PSN spaces.
+func tracked(op uint8) bool {
+	switch op >> 5 {
+	case 0, 1, 5: // RC, UC, XRC
+	default:
+		return false
+	}
+	switch op & 0x1f {
+	case 0x11, 0x12: // ACKNOWLEDGE, ATOMIC ACKNOWLEDGE
+		return false
+	}
+	return true
+}
+
+func kindOf(op uint8) string {
+	switch {
+	case op == 0x81:
+		return "cnp"
+	case op>>5 == 3:
+		return "ud"
+	case op&0x1f == 0x11 || op&0x1f == 0x12:
+		return "acks"
+	case isRequest(op):
+		return "requests"
+	}
+	return "responses"
+}
