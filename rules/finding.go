@@ -51,7 +51,7 @@ type Result struct {
 func Worst(fs []Finding) Severity {
 	var w Severity
 	for _, f := range fs {
-		if f.Severity.rank() > w.rank() {
+		if f.Severity.Rank() > w.Rank() {
 			w = f.Severity
 		}
 	}
@@ -59,4 +59,4 @@ func Worst(fs []Finding) Severity {
 }
 
 // AtLeastWarning reports whether any finding is warning or critical.
-func AtLeastWarning(fs []Finding) bool { return Worst(fs).rank() >= Warning.rank() }
+func AtLeastWarning(fs []Finding) bool { return Worst(fs).Rank() >= Warning.Rank() }

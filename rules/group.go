@@ -167,7 +167,7 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 	var sev func(i int) int
 	sev = func(i int) int {
 		if worst[i] == 0 {
-			worst[i] = out[i].Severity.rank() + 1 // +1: 0 means not computed
+			worst[i] = out[i].Severity.Rank() + 1 // +1: 0 means not computed
 			for _, k := range kids[i] {
 				worst[i] = max(worst[i], sev(k))
 			}
@@ -213,8 +213,8 @@ func betterCause(fs []Finding, a, b int, live bool) bool {
 	if live && x.Resolved != y.Resolved {
 		return !x.Resolved
 	}
-	if x.Severity.rank() != y.Severity.rank() {
-		return x.Severity.rank() > y.Severity.rank()
+	if x.Severity.Rank() != y.Severity.Rank() {
+		return x.Severity.Rank() > y.Severity.Rank()
 	}
 	return a < b
 }

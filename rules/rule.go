@@ -27,7 +27,8 @@ const (
 	Critical Severity = "critical"
 )
 
-func (s Severity) rank() int {
+// Rank orders severities: info 1, warning 2, critical 3, anything else 0.
+func (s Severity) Rank() int {
 	switch s {
 	case Info:
 		return 1
@@ -302,7 +303,7 @@ func (r *Rule) compile() error {
 		return fmt.Errorf("id %q: must be kebab-case (a-z, 0-9, -)", r.ID)
 	case r.Title == "":
 		return errors.New("no title")
-	case r.Severity.rank() == 0:
+	case r.Severity.Rank() == 0:
 		return fmt.Errorf("severity %q: must be info, warning or critical", r.Severity)
 	case !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, r.Scope):
 		return fmt.Errorf("scope %q: must be host, port, priority, qp or flow", r.Scope)

@@ -178,20 +178,20 @@ func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.
 		}
 		lv := f.Severity
 		for _, r := range f.Explains {
-			if s := sev[refKey(r.Rule, r.Objects)]; severityRank(s) > severityRank(lv) {
+			if s := sev[refKey(r.Rule, r.Objects)]; s.Rank() > lv.Rank() {
 				lv = s
 			}
 		}
 		if lv == rules.Info {
 			continue
 		}
-		score := severityRank(lv) * 10
+		score := lv.Rank() * 10
 		active := 0
 		if !f.Resolved {
 			active = 1
 		}
 		if live {
-			score = active*100 + severityRank(lv)
+			score = active*100 + lv.Rank()
 		} else {
 			score += active
 		}
@@ -200,18 +200,6 @@ func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.
 		}
 	}
 	return top, level, n
-}
-
-func severityRank(s rules.Severity) int {
-	switch s {
-	case rules.Critical:
-		return 3
-	case rules.Warning:
-		return 2
-	case rules.Info:
-		return 1
-	}
-	return 0
 }
 
 func refKey(rule string, objs map[string]string) string {
