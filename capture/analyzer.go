@@ -219,7 +219,7 @@ func (a *Analyzer) Running() *Summary { return a.summary(false) }
 func (a *Analyzer) summary(anomalies bool) *Summary {
 	t := a.tracker
 	s := &Summary{
-		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2,
+		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2, RoCEPacketsSoFar: a.roce,
 		NonRoCEPackets: a.nonRoCE, MalformedPackets: a.malformed, TruncatedPackets: a.truncated,
 		HeadersCutPackets: a.headersCut,
 		Bytes:             a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,

@@ -156,7 +156,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	m := &a.mark
 	s := &Summary{
 		Packets: cur.packets - m.packets, RoCEPackets: cur.roce - m.roce, RoCEv1Packets: cur.v1 - m.v1,
-		RoCEv2Packets: cur.v2 - m.v2, NonRoCEPackets: cur.nonRoCE - m.nonRoCE, MalformedPackets: cur.malformed - m.malformed,
+		RoCEv2Packets: cur.v2 - m.v2, RoCEPacketsSoFar: cur.roce, NonRoCEPackets: cur.nonRoCE - m.nonRoCE, MalformedPackets: cur.malformed - m.malformed,
 		TruncatedPackets: cur.truncated - m.truncated, HeadersCutPackets: cur.headersCut - m.headersCut,
 		Bytes: cur.bytes - m.bytes, FlowsEvicted: cur.evicted - m.evicted, FlowTableCap: t.cfg.MaxFlows,
 		AnomaliesDropped: t.ivDropped, Opcodes: []OpcodeCount{}, Flows: nil,

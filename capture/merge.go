@@ -95,6 +95,7 @@ func addCounts(s, p *Summary) {
 	s.RoCEPackets += p.RoCEPackets
 	s.RoCEv1Packets += p.RoCEv1Packets
 	s.RoCEv2Packets += p.RoCEv2Packets
+	s.RoCEPacketsSoFar += p.RoCEPacketsSoFar
 	s.NonRoCEPackets += p.NonRoCEPackets
 	s.MalformedPackets += p.MalformedPackets
 	s.TruncatedPackets += p.TruncatedPackets

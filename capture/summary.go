@@ -4,15 +4,25 @@ package capture
 // `rdmatop replay FILE --json`. Field names are a stable contract: add,
 // never rename.
 type Summary struct {
-	File             string `json:"file,omitempty" expr:"file"`
-	Format           string `json:"format,omitempty" expr:"format"`
-	Compressed       bool   `json:"compressed,omitempty" expr:"compressed"`
-	LinkType         string `json:"link_type,omitempty" expr:"link_type"`
-	Snaplen          uint32 `json:"snaplen,omitempty" expr:"snaplen"`
-	Packets          uint64 `json:"packets" expr:"packets"`
-	RoCEPackets      uint64 `json:"roce_packets" expr:"roce_packets"`
-	RoCEv1Packets    uint64 `json:"rocev1_packets" expr:"rocev1_packets"`
-	RoCEv2Packets    uint64 `json:"rocev2_packets" expr:"rocev2_packets"`
+	File string `json:"file,omitempty" expr:"file"`
+	// Interface is the network interface the packets were captured on: a
+	// live capture's, or the one a recording captured (its -i); "" for a
+	// capture file, which does not say.
+	Interface     string `json:"interface,omitempty" expr:"interface"`
+	Format        string `json:"format,omitempty" expr:"format"`
+	Compressed    bool   `json:"compressed,omitempty" expr:"compressed"`
+	LinkType      string `json:"link_type,omitempty" expr:"link_type"`
+	Snaplen       uint32 `json:"snaplen,omitempty" expr:"snaplen"`
+	Packets       uint64 `json:"packets" expr:"packets"`
+	RoCEPackets   uint64 `json:"roce_packets" expr:"roce_packets"`
+	RoCEv1Packets uint64 `json:"rocev1_packets" expr:"rocev1_packets"`
+	RoCEv2Packets uint64 `json:"rocev2_packets" expr:"rocev2_packets"`
+	// RoCEPacketsSoFar is how many RoCE packets the capture has analysed
+	// since it began, up to the end of what the summary covers: in an
+	// interval's summary, RoCEPackets is the interval's share of it. It
+	// says whether a capture sees a port's traffic at all when one
+	// interval happens to hold none of it (the reader behind the ticks).
+	RoCEPacketsSoFar uint64 `json:"roce_packets_so_far" expr:"roce_packets_so_far"`
 	NonRoCEPackets   uint64 `json:"non_roce_packets" expr:"non_roce_packets"`
 	MalformedPackets uint64 `json:"malformed_packets" expr:"malformed_packets"`
 	TruncatedPackets uint64 `json:"truncated_packets" expr:"truncated_packets"`

@@ -137,7 +137,7 @@ func (t *BundleTape) Progress() (done, total int64) {
 func (t *BundleTape) Describe(s *capture.Summary) {
 	s.File, s.Format, s.LinkType = t.path, "rdmatop bundle (pcapng)", "ethernet"
 	if o := selection(t.r.Header.Selection); o.Netdev != "" {
-		s.File = o.Netdev
+		s.File, s.Interface = o.Netdev, o.Netdev
 	}
 }
 

@@ -186,5 +186,5 @@ func (w *wireState) describe(s *capture.Summary) {
 	if !w.live {
 		return
 	}
-	s.File, s.Format, s.LinkType = w.name, "live", "ethernet"
+	s.File, s.Format, s.LinkType, s.Interface = w.name, "live", "ethernet", w.name
 }

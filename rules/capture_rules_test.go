@@ -24,11 +24,11 @@ import (
 )
 
 // cLive returns a copy of s as a live capture on iface would describe
-// itself (capture -i sets Format "live", File the interface and the
-// kernel's drop count), covering dur seconds.
+// itself (capture -i sets Format "live", File and Interface the
+// interface, and the kernel's drop count), covering dur seconds.
 func cLive(s *capture.Summary, iface string, drops *uint64, dur float64) *capture.Summary {
 	c := *s
-	c.Format, c.File, c.KernelDrops = "live", iface, drops
+	c.Format, c.File, c.Interface, c.KernelDrops = "live", iface, iface, drops
 	if dur > 0 {
 		c.DurationSec = dur
 	}

@@ -132,8 +132,11 @@ type WireEnv struct {
 	// capture's ring (the reader did not keep up) in the time the analysis
 	// covers; nil when the capture is not live.
 	KernelDrops any `expr:"kernel_drops"`
-	// Interface is the network interface of a live capture (the summary's
-	// File when its Format is "live"), "" otherwise.
+	// RoCEPacketsSoFar is the RoCE packets the capture has analysed since
+	// it began (RoCEPackets is the interval's share of them).
+	RoCEPacketsSoFar uint64 `expr:"roce_packets_so_far"`
+	// Interface is the network interface the capture is on (live, or a
+	// recording's -i), "" for a capture file.
 	Interface string `expr:"interface"`
 }
 

@@ -67,10 +67,8 @@ func wireEnv(f Frame) *WireEnv {
 		return nil
 	}
 	env := &WireEnv{Totals: w.Totals, RoCEPackets: w.RoCEPackets, RoCEv1Packets: w.RoCEv1Packets, Packets: w.Packets,
-		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets, KernelDrops: u64(w.KernelDrops)}
-	if w.Format == "live" {
-		env.Interface = w.File
-	}
+		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets, KernelDrops: u64(w.KernelDrops),
+		RoCEPacketsSoFar: w.RoCEPacketsSoFar, Interface: w.Interface}
 	return env
 }
 

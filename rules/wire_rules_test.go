@@ -887,3 +887,43 @@ func wCounterDump(t *testing.T, path string) []*probes.Snapshot {
 	}
 	return out
 }
+
+// packet-loss's counter variant stands aside for a port whose netdev the
+// capture is on and sees RoCE: there the capture tells loss from
+// reordering flow by flow, and a tick's counters and capture interval do
+// not hold the same packets. The counters of netem 1% (counters-lossy1)
+// with lossy1's capture: the flows show the loss; the port the capture is
+// not on, or a capture that saw no RoCE (hardware RoCE is blind to a
+// netdev capture), leaves the counters to judge.
+func TestPortSeqErrorsDeferToTheCaptureOfTheirNetdev(t *testing.T) {
+	p := wirePack(t)
+	netdevs := func() *probes.Snapshot {
+		s := wCounterDump(t, "../testdata/rxe/counters/counters-lossy1.tsv")[1]
+		for i := range s.Ports {
+			s.Ports[i].Netdev = map[string]string{"rxe0": "veth0", "rxe1": "veth1"}[s.Ports[i].Device]
+		}
+		return s
+	}
+	lossy := wFlows(wRxeA, 0x11, 0x12, 0x13)
+	for _, c := range []struct {
+		name, pcap, iface string
+		want              []string
+	}{
+		{"capture on veth1", "rxe/pcap/lossy1.pcap", "veth1", append([]string{"rxe0/1"}, lossy...)},
+		{"capture on veth0", "rxe/pcap/lossy1.pcap", "veth0", append([]string{"rxe1/1"}, lossy...)},
+		{"capture on another netdev", "rxe/pcap/lossy1.pcap", "eth9", append([]string{"rxe0/1", "rxe1/1"}, lossy...)},
+		{"a capture file, interface unknown", "rxe/pcap/lossy1.pcap", "", append([]string{"rxe0/1", "rxe1/1"}, lossy...)},
+		{"capture on veth1 that saw no RoCE", "pcaps/rdma-softroce-demo_no-roce.pcap", "veth1", []string{"rxe0/1", "rxe1/1"}},
+	} {
+		w := wAnalyze(t, wtd+c.pcap)
+		w.Interface = c.iface
+		s := netdevs()
+		res := wEvalOnce(t, p, Frame{Time: s.Time, Snapshot: s, Wire: w})
+		got := wFired(res.Findings)["packet-loss"]
+		want := slices.Clone(c.want)
+		sort.Strings(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: packet-loss on %v, want %v", c.name, got, want)
+		}
+	}
+}

@@ -45,15 +45,17 @@ type accuracySet struct {
 	// looking at this set's misses (then it would be tuned on). The first
 	// set's misses have been looked at since; the second set
 	// (testdata/evalset2), recorded after the issue-17 model and before
-	// any later change, scored 42 of 45 (93.3 %) on its first run, held
-	// here the same way.
+	// any later change, scored 42 of 45 (93.3 %) on its first run. Two of
+	// its misses led to packet-loss's counter variant standing aside for
+	// the capture of its netdev (44 of 45 since): it is no longer held out
+	// either.
 	minRight int
 }
 
 var accuracySets = []accuracySet{
 	{"tuning", "../../testdata/incidents/", "the tuning set (testdata/incidents)", 25, 32},
-	{"evaluation", "../../testdata/evalset/", "the evaluation set (testdata/evalset), never tuned on", 30, 38},
-	{"evaluation-v2", "../../testdata/evalset2/", "the second evaluation set (testdata/evalset2), never tuned on", 40, 42},
+	{"evaluation", "../../testdata/evalset/", "the first evaluation set (testdata/evalset), its misses looked at since", 30, 39},
+	{"evaluation-v2", "../../testdata/evalset2/", "the second evaluation set (testdata/evalset2), held out until its misses were looked at", 40, 44},
 }
 
 const accuracyTableDoc = "ACCURACY.md"
