@@ -660,6 +660,185 @@ inc() {
         fwd ib_send_bw "-s 16384 -F -D 4 -u 22" "$(rate 5)"; perf_wait
         end
         ip link set "$NB" mtu 4500; sleep 1 ;;
+    # ================================================================
+    # Evaluation set v3 (testdata/evalset3/): written and recorded at
+    # commit d9d4fb7, after v2's misses were looked at; nobody tunes on it.
+    # Other seeds, intensities, delays, sizes and verbs than v1, v2 and the
+    # tuning set. Batches (one VM each):
+    #   A: v3-healthy-*, v3-loss-* (default MTU)
+    #   B: v3-reorder-*, v3-dup-*, v3-late-acks-* (default MTU)
+    #   C: v3-ce-*, v3-link-flap-*, the fault programs, v3-mtu-mismatch-*
+    #   D (RXE_MTU=4500): the v3-*-mtu4k ones
+
+    # ---- healthy
+    v3-healthy-write-32k-full)
+        begin "$1"; fwd ib_write_bw "-s 32768 -F -n 500 -u 20"; perf_wait; end ;;
+    v3-healthy-read-o8-16k-full-rx)
+        begin "$1" "$NB"; fwd ib_read_bw "-s 16384 -o 8 -F -n 800 -u 20"; perf_wait; end ;;
+    v3-healthy-send-2k-full)
+        begin "$1"; fwd ib_send_bw "-s 2048 -F -n 4000 -u 20"; perf_wait; end ;;
+    v3-healthy-atomic-cas-o2-rx)
+        begin "$1" "$NB"; fwd ib_atomic_bw "-F -n 2000 -o 2 -u 20 -A CMP_AND_SWAP"; perf_wait; end ;;
+    v3-healthy-multiqp-2-5m)
+        begin "$1"; fwd ib_write_bw "-q 2 -s 16384 -F -D 4 -u 22" "$(rate 5)"; perf_wait; end ;;
+    v3-healthy-ud-256-full-rx)
+        begin "$1" "$NB"
+        for _ in 1 2 3; do fwd ib_send_bw "-c UD -s 256 -F -n 400"; perf_wait; done
+        end ;;
+    v3-healthy-write-128k-mtu4k-full)
+        begin "$1"; fwd ib_write_bw "-s 131072 -F -n 150 -u 20"; perf_wait; end ;;
+    v3-healthy-read-mtu4k-2m)
+        begin "$1"; fwd ib_read_bw "-s 32768 -o 2 -F -D 4 -u 22" "$(rate 2)"; perf_wait; end ;;
+
+    # ---- packet-loss (default QP timeout 14)
+    v3-loss-fwd-1.5pct-full)
+        begin "$1"; netem_roce "$NA" loss 1.5%
+        fwd ib_write_bw "-s 16384 -F -n 600"; perf_wait; netem_clear "$NA"; end ;;
+    v3-loss-fwd-0.3pct-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" loss 0.3%
+        fwd ib_write_bw "-s 65536 -F -n 200"; perf_wait; netem_clear "$NA"; end ;;
+    v3-loss-send-3pct-5m)
+        begin "$1"; fwd ib_send_bw "-s 2048 -F -n 5000" "$(rate 5)"
+        window "$NA" 1 3 1 loss 3%; perf_wait; end ;;
+    v3-loss-read-resp-1pct-full)
+        # READ responses (veth1 egress) lost; recorded at the requester.
+        begin "$1"; netem_roce "$NB" loss 1%
+        fwd ib_read_bw "-s 32768 -o 4 -F -n 400"; perf_wait; netem_clear "$NB"; end ;;
+    v3-loss-ack-3pct-full)
+        # ACKs (veth1 egress) lost; recorded at the requester.
+        begin "$1"; netem_roce "$NB" loss 3%
+        fwd ib_write_bw "-s 4096 -F -n 2500"; perf_wait; netem_clear "$NB"; end ;;
+    v3-loss-after-capture-1in30-full)
+        # captured at the sender; 1 in 30 dropped at veth1's ingress.
+        begin "$1"; ingress_on "$NB" 30
+        fwd ib_write_bw "-s 8192 -F -n 1000"; perf_wait; ingress_off "$NB"; end ;;
+    v3-loss-burst-2pct-full-rx)
+        # correlated loss: netem loss 2% 50%; recorded after the loss.
+        begin "$1" "$NB"; netem_roce "$NA" loss 2% 50%
+        fwd ib_write_bw "-s 8192 -F -n 1000"; perf_wait; netem_clear "$NA"; end ;;
+    v3-loss-fwd-0.5pct-mtu4k-full)
+        begin "$1"; netem_roce "$NA" loss 0.5%
+        fwd ib_write_bw "-s 65536 -F -n 300"; perf_wait; netem_clear "$NA"; end ;;
+
+    # ---- packet-reordering (no loss)
+    v3-reorder-write-3ms-full)
+        begin "$1"; netem_roce "$NA" delay 3ms reorder 15%
+        fwd ib_write_bw "-s 32768 -F -n 200"; perf_wait; netem_clear "$NA"; end ;;
+    v3-reorder-write-2ms-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" delay 2ms reorder 30%
+        fwd ib_write_bw "-s 8192 -F -n 800"; perf_wait; netem_clear "$NA"; end ;;
+    v3-reorder-send-1ms-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" delay 1ms reorder 10%
+        fwd ib_send_bw "-s 4096 -F -n 2000"; perf_wait; netem_clear "$NA"; end ;;
+    v3-reorder-read-resp-2ms-full)
+        # READ responses (veth1 egress) reordered; recorded at the requester.
+        begin "$1"; netem_roce "$NB" delay 2ms reorder 10%
+        fwd ib_read_bw "-s 16384 -o 4 -F -n 300"; perf_wait; netem_clear "$NB"; end ;;
+    v3-reorder-write-4ms-5m)
+        begin "$1"; fwd ib_write_bw "-s 4096 -F -n 5000" "$(rate 5)"
+        window "$NA" 1 3 1 delay 4ms reorder 20%; perf_wait; end ;;
+    v3-reorder-write-1ms-mtu4k-full)
+        begin "$1"; netem_roce "$NA" delay 1ms reorder 15%
+        fwd ib_write_bw "-s 65536 -F -n 200"; perf_wait; netem_clear "$NA"; end ;;
+
+    # ---- packet-duplication (no loss); -u 22
+    v3-dup-write-3pct-full-rx)
+        begin "$1" "$NB"; netem_roce "$NA" duplicate 3%
+        fwd ib_write_bw "-s 8192 -F -n 1000 -u 22"; perf_wait; netem_clear "$NA"; end ;;
+    v3-dup-send-5pct-full)
+        begin "$1"; netem_roce "$NA" duplicate 5%
+        fwd ib_send_bw "-s 2048 -F -n 3000 -u 22"; perf_wait; netem_clear "$NA"; end ;;
+    v3-dup-read-req-5pct-full-rx)
+        # READ requests (veth0 egress) duplicated; recorded at the responder.
+        begin "$1" "$NB"; netem_roce "$NA" duplicate 5%
+        fwd ib_read_bw "-s 4096 -o 8 -F -n 1500 -u 22"; perf_wait; netem_clear "$NA"; end ;;
+    v3-dup-ack-3pct-full-rx)
+        # ACKs (veth1 egress) duplicated; recorded on veth1.
+        begin "$1" "$NB"; netem_roce "$NB" duplicate 3%
+        fwd ib_write_bw "-s 4096 -F -n 2500 -u 22"; perf_wait; netem_clear "$NB"; end ;;
+
+    # ---- late-acks: nothing lost, answers later than the ACK timeout
+    v3-late-acks-delay50-u11-full)
+        # ACKs (veth1 egress) delayed 50 ms; QP timeout 11 = 8.4 ms.
+        begin "$1"; netem_roce "$NB" delay 50ms
+        fwd ib_write_bw "-s 4096 -F -n 1000 -u 11"; perf_wait; netem_clear "$NB" 2; end ;;
+    v3-late-acks-delay200-u15-full-rx)
+        # ACKs delayed 200 ms; QP timeout 15 = 134 ms; recorded on veth1.
+        begin "$1" "$NB"; netem_roce "$NB" delay 200ms
+        fwd ib_write_bw "-s 16384 -F -n 500 -u 15"; perf_wait; netem_clear "$NB" 2; end ;;
+    v3-late-acks-read-delay120-u14-5m)
+        # READ responses delayed 120 ms for 3 s; QP timeout 14 = 67 ms.
+        begin "$1"; fwd ib_read_bw "-s 8192 -o 2 -F -n 1500 -u 14" "$(rate 5)"
+        window "$NB" 1 3 2 delay 120ms; perf_wait; end ;;
+    v3-late-acks-send-delay80-u13-full-rx)
+        # ACKs delayed 80 ms; QP timeout 13 = 33.6 ms; recorded on veth1.
+        begin "$1" "$NB"; netem_roce "$NB" delay 80ms
+        fwd ib_send_bw "-s 8192 -F -n 800 -u 13"; perf_wait; netem_clear "$NB" 2; end ;;
+    v3-late-acks-read-o8-u9-full)
+        # READ-heavy at full speed: 8 outstanding 32 KiB READs with QP
+        # timeout 9 (2.1 ms): the emulated responder answers later than
+        # that, and the requester re-issues READs it is being answered.
+        begin "$1"; fwd ib_read_bw "-s 32768 -o 8 -F -n 300 -u 9"; perf_wait; end ;;
+
+    # ---- ecn-marked-no-cnp; -u 22
+    v3-ce-mark-5pct-full)
+        begin "$1"; netem_roce "$NA" loss 5% ecn
+        fwd ib_write_bw "-s 16384 -F -n 800 -u 22 --tclass=2"; perf_wait; netem_clear "$NA"; end ;;
+    v3-ce-mark-20pct-2m-rx)
+        begin "$1" "$NB"; fwd ib_send_bw "-s 2048 -F -n 4000 -u 22 --tclass=2" "$(rate 2)"
+        window "$NA" 1 2.5 1 loss 20% ecn; perf_wait; end ;;
+
+    # ---- link-flap
+    v3-link-flap-3s-write-2m)
+        begin "$1"; fwd ib_write_bw "-s 4096 -F -n 3000 -u 18" "$(rate 2)"
+        flap "$NB" 1.5 3; perf_wait; end ;;
+    v3-link-flap-own-2s-read-5m-rx)
+        # the requester's own link (veth0) flaps; recorded on veth1.
+        begin "$1" "$NB"; fwd ib_read_bw "-s 8192 -o 2 -F -n 2500 -u 18" "$(rate 5)"
+        flap "$NA" 1.5 2; perf_wait; end ;;
+
+    # ---- fault programs
+    v3-blackhole-seed63)
+        begin "$1"
+        fault --seed 63 --hold 3 --count 2 --size 4096 --retry-cnt 2 --timeout 16 retry --method blackhole
+        end ;;
+    v3-blackhole-seed71-rx)
+        begin "$1" "$NB"
+        fault --seed 71 --hold 3 --count 3 --size 2048 --retry-cnt 6 --timeout 14 retry --method blackhole --good-count 2
+        end ;;
+    v3-rnr-recover-seed44-rx)
+        begin "$1" "$NB"
+        fault --seed 44 --hold 3 --count 3 --size 4096 --rnr-retry 7 --min-rnr-timer 18 rnr --stall 2.0
+        end ;;
+    v3-rnr-exceeded-seed52)
+        begin "$1"
+        fault --seed 52 --hold 3 --count 4 --size 1024 --rnr-retry 2 --min-rnr-timer 26 rnr
+        end ;;
+    v3-access-write-range-seed15)
+        begin "$1"
+        fault --seed 15 --hold 3 --size 1024 access --cases write-range --extra 5
+        end ;;
+    v3-access-read-rkey-seed27-rx)
+        begin "$1" "$NB"
+        fault --seed 27 --hold 3 --size 2048 access --cases read-rkey --rkey-xor 0x200
+        end ;;
+    v3-invreq-noaccess-1k-rx)
+        begin "$1" "$NB"
+        fault --seed 37 --hold 3 --size 1024 invreq --cause noaccess
+        end ;;
+    v3-remop-512-rx)
+        begin "$1" "$NB"
+        fault --seed 39 --hold 3 --size 512 remop
+        end ;;
+
+    # ---- mtu-mismatch
+    v3-mtu-mismatch-2048-4000)
+        # veth0 at MTU 2200 (RoCE 2048), veth1 at 1500: 4000-byte
+        # messages at path MTU 2048 from rxe0.
+        pingpong_mtu "$1" 2200 2048 4000 ;;
+    v3-mtu-mismatch-3000-8k)
+        # veth0 at MTU 3000 (RoCE 2048), veth1 at 1500: 8 KiB messages.
+        pingpong_mtu "$1" 3000 2048 8192 ;;
     *) echo "unknown incident $1" >&2; return 2 ;;
     esac
 }
