@@ -38,6 +38,10 @@ type Flow struct {
 	// PSN analysis of what this flow carries: its requests, and the READ
 	// responses it returns.
 	gaps, missing, retrans, goBackN, outOfOrder uint64
+	// pendGaps and pendMissing: the part of gaps and missing still
+	// undecided at the last interval cut (pendingGaps), which intervals
+	// report only once decided.
+	pendGaps, pendMissing uint64
 	// duplicates: a request captured again right after itself (a mirror or
 	// a link that copies frames), not resent by the sender.
 	duplicates uint64

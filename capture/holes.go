@@ -1,5 +1,7 @@
 package capture
 
+import "slices"
+
 // PSN holes: runs of PSNs a stream skipped, kept so that the packet that
 // later brings one can be judged — the original arriving late (the path
 // reordered it: not lost after all) or a resend (it was lost). Both
@@ -134,6 +136,33 @@ func (s *holeSet) remiss(seq uint32) (again bool) {
 	}
 	g.left++
 	return g.left == 1
+}
+
+// pending adds to gaps and missing the gap events that are still
+// undecided at now: one of their holes open and a fill still able to
+// count as the late original (see Tracker.pendingGaps). window is the
+// reorder window for holes without an IPv4 ID, noIDs whether such a fill
+// can still count as reordering at all.
+func (s *holeSet) pending(now, window int64, noIDs bool, gaps, missing uint64) (uint64, uint64) {
+	if s == nil {
+		return gaps, missing
+	}
+	var counted [maxHoles]uint32
+	n := 0
+	for _, h := range s.list() {
+		age := now - h.ts
+		open := h.openID != 0 && age <= idHorizon || h.openID == 0 && noIDs && !h.nak && age <= window
+		if !open || slices.Contains(counted[:n], h.gap) {
+			continue
+		}
+		counted[n] = h.gap
+		n++
+		if g := s.gaps[h.gap%gapSlots]; g.seq == h.gap && g.left > 0 {
+			gaps++
+			missing += uint64(g.left)
+		}
+	}
+	return gaps, missing
 }
 
 func (s *holeSet) noteRefill(psn uint32, h *hole) {

@@ -42,6 +42,14 @@ func (f *Flow) counters() flowCounters {
 		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
 }
 
+// ivCounters are the flow's counters as intervals report them: gaps and
+// missing PSNs without those still undecided at the last cut.
+func (f *Flow) ivCounters() flowCounters {
+	c := f.counters()
+	c.gaps, c.missing = sub(c.gaps, f.pendGaps), sub(c.missing, f.pendMissing)
+	return c
+}
+
 // touched is a flow active in the current interval and its state when the
 // interval first saw it. Its counters then are kept apart (touchLog.marks)
 // and only when they are not all zero: in a capture of many short-lived
@@ -64,7 +72,7 @@ func (t *Tracker) touch(f *Flow, ts int64, pkt uint64, psn uint32) {
 	}
 	f.touchGen = t.gen
 	tc := touched{f: f, firstTS: ts, firstPacket: pkt, firstPSN: psn}
-	if c := f.counters(); c != (flowCounters{}) {
+	if c := f.ivCounters(); c != (flowCounters{}) {
 		tc.mark = t.touched.addMark(c)
 	}
 	if len(f.opcodes) > 0 {
@@ -188,11 +196,15 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	}
 	keys := make([]sortKey, 0, t.touched.len())
 	s.Totals = t.ivGone // the evicted flows' part of the interval
+	var undecided []*Flow
 	t.touched.each(func(tc *touched) {
 		if tc.f == nil {
 			return // evicted (untouch)
 		}
-		d := tc.f.counters().minus(t.touched.markOf(tc))
+		if t.pendingGaps(tc.f, end) {
+			undecided = append(undecided, tc.f)
+		}
+		d := tc.f.ivCounters().minus(t.touched.markOf(tc))
 		if d == (flowCounters{}) {
 			return
 		}
@@ -214,7 +226,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	t.fillFlows(len(keys), func(lo, hi int, names *addrNames) {
 		for j, k := range keys[lo:hi] {
 			tc := k.tc
-			d := tc.f.counters().minus(t.touched.markOf(tc))
+			d := tc.f.ivCounters().minus(t.touched.markOf(tc))
 			fs := &s.Flows[lo+j]
 			*fs = flowSummary(tc.f, names)
 			d.set(fs)
@@ -236,7 +248,33 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	t.ivGone = Totals{}
 	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
 	t.gen++
+	// A flow with undecided gaps is in the next interval whether or not
+	// it moves: that interval reports them once decided (a flow gone
+	// quiet after a tail loss too).
+	for _, f := range undecided {
+		t.touch(f, end, 0, 0)
+	}
 	return s
+}
+
+// pendingGaps sets f's undecided gaps at time now (Unix ns) and reports
+// whether it has any. A gap still open at a cut is not yet loss: the
+// original of its PSNs may still come, late, as reordering brings it (it
+// is then taken back, see Tracker.unmiss). Until then an interval does
+// not report it, so that intervals add up to what the whole capture says
+// and a counter of gaps (the exporter's) never counts reordering. A gap
+// is undecided while one of its holes is open and an original could
+// still be told from a resend: with the sender's IPv4 IDs within
+// idHorizon of its opening; without IDs (request streams only) within
+// the reorder window and before any NAK or go-back-N, after which a fill
+// counts as a resend.
+func (t *Tracker) pendingGaps(f *Flow, now int64) bool {
+	var gaps, missing uint64
+	noIDs := !f.req.nakSeen && !f.req.inRetrans
+	gaps, missing = f.req.holes.pending(now, int64(t.cfg.ReorderWindow), noIDs, gaps, missing)
+	gaps, missing = f.resp.holes.pending(now, 0, false, gaps, missing)
+	f.pendGaps, f.pendMissing = gaps, missing
+	return gaps > 0
 }
 
 // Begin makes the analyzer keep what Cut needs, from the first packet on,
@@ -361,7 +399,7 @@ func (t *Tracker) untouch(f *Flow) {
 		return
 	}
 	tc := t.touched.at(f.touchIdx)
-	d := f.counters().minus(t.touched.markOf(tc))
+	d := f.ivCounters().minus(t.touched.markOf(tc))
 	if d != (flowCounters{}) {
 		d.addTo(&t.ivGone)
 		t.ivGone.Flows++
