@@ -128,7 +128,15 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr e
 		// keep time from when it started: catching up on the old grid
 		// would fire ticks back to back, with near-zero intervals that
 		// make every rate spike.
+		// A tick that itself started late (its timer fired late on a
+		// loaded machine) moves the grid too: the next is due one
+		// interval after it started, not after it was due, or the two
+		// would be a fraction of an interval apart. Timer jitter below a
+		// tenth of an interval keeps the grid, so it does not drift.
 		iv := r.Interval()
+		if t0.Sub(next) > iv/10 {
+			next = t0
+		}
 		next = next.Add(iv)
 		skipped = 0
 		if n := now(); n.After(next) {
