@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/expr-lang/expr"
 )
 
 // Rendering a finding's evidence is most of what a finding costs, and an
@@ -114,6 +116,14 @@ func (e *Engine) setEvidence(en *entry, r *Rule, v *Variant, o *object) {
 		return
 	}
 	env := o.prepare(r.Params)
+	if v.magnitude != nil {
+		// A magnitude that cannot be computed here ranks as none.
+		m, err := expr.Run(v.magnitude, env)
+		en.f.Magnitude, _ = m.(float64)
+		if err != nil {
+			en.f.Magnitude = 0
+		}
+	}
 	if v.evProgram != nil {
 		en.f.Evidence = v.evProgram.render(&e.text, env)
 	} else {

@@ -18,6 +18,10 @@ type Finding struct {
 	// Resolved is set once the condition cleared; the finding is kept so
 	// that a replay or a check of a recording reports what happened.
 	Resolved bool `json:"resolved,omitempty"`
+	// Magnitude is how much of the symptom this finding shows, by its
+	// rule's magnitude expression (0 without one): findings of one rule
+	// rank by it.
+	Magnitude float64 `json:"magnitude,omitempty"`
 	// Explains lists the findings this one explains (its symptoms, listed
 	// under it); ExplainedBy names the finding that explains this one.
 	// Which rule explains which is declared in the pack (explains:).

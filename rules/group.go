@@ -189,6 +189,33 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 			}
 			return !standing(x) && standing(y)
 		})
+		// The findings of one rule (and rank) stand together where the
+		// first of them ranked, the one that shows the most (Magnitude)
+		// first: three flows losing packets read as one problem, worst
+		// flow first, not as three interleaved by when they last fired.
+		type tier struct {
+			rule     string
+			sev      int
+			resolved bool
+		}
+		groups := map[tier][]int{}
+		var firsts []tier
+		for _, i := range ix {
+			k := tier{out[i].Rule, sev(i), o.Live && out[i].Resolved}
+			if _, ok := groups[k]; !ok {
+				firsts = append(firsts, k)
+			}
+			groups[k] = append(groups[k], i)
+		}
+		if len(firsts) == len(ix) {
+			return
+		}
+		ix = ix[:0]
+		for _, k := range firsts {
+			g := groups[k]
+			sort.SliceStable(g, func(a, b int) bool { return out[g[a]].Magnitude > out[g[b]].Magnitude })
+			ix = append(ix, g...)
+		}
 	}
 	order(roots)
 	res := make([]Finding, 0, n)

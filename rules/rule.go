@@ -63,10 +63,15 @@ type Rule struct {
 	For      Duration           `yaml:"for" json:"for,omitempty"`
 	Params   map[string]float64 `yaml:"params" json:"params,omitempty"`
 	Evidence string             `yaml:"evidence" json:"evidence"`
-	Cause    string             `yaml:"cause" json:"cause"`
-	Confirm  []string           `yaml:"confirm" json:"confirm"`
-	Fix      []string           `yaml:"fix" json:"fix"`
-	Docs     []string           `yaml:"docs" json:"docs"`
+	// Magnitude, optional, is how much of the symptom one finding shows
+	// (the PSNs a flow lost, the packets it resent), a number that ranks
+	// the findings of this variant among themselves: the flow that lost
+	// the most comes first, whatever fired last.
+	Magnitude string   `yaml:"magnitude" json:"magnitude,omitempty"`
+	Cause     string   `yaml:"cause" json:"cause"`
+	Confirm   []string `yaml:"confirm" json:"confirm"`
+	Fix       []string `yaml:"fix" json:"fix"`
+	Docs      []string `yaml:"docs" json:"docs"`
 	// Also lists the same symptom seen in other data: e.g. packet loss in
 	// a capture's flows (scope flow) and in a port's counters (scope port).
 	Also []Variant `yaml:"also" json:"also,omitempty"`
@@ -90,6 +95,7 @@ type compiled struct {
 	fast         *vm.Program
 	evidence     *template.Template
 	fastEvidence *template.Template
+	magnitude    *vm.Program // nil without one
 }
 
 // Variant is another scope and condition of the same rule.
@@ -97,6 +103,8 @@ type Variant struct {
 	Scope    Scope  `yaml:"scope" json:"scope"`
 	When     string `yaml:"when" json:"when"`
 	Evidence string `yaml:"evidence" json:"evidence"`
+	// Magnitude ranks this variant's findings (see Rule.Magnitude).
+	Magnitude string `yaml:"magnitude" json:"magnitude,omitempty"`
 	// For overrides the rule's `for` for this variant: the same symptom
 	// can be an event in one kind of data (a dropped frame) and a level
 	// in another (a share of packets over an interval). Nil: the rule's.
@@ -312,7 +320,7 @@ func (r *Rule) compile() error {
 	case r.Cause == "" || len(r.Fix) == 0 || len(r.Confirm) == 0:
 		return errors.New("cause, confirm and fix are all required: a finding must say what to do")
 	}
-	c, err := compileVariant(r.ID, r.When, r.Evidence, r.Params)
+	c, err := compileVariant(r.ID, r.When, r.Evidence, r.Magnitude, r.Params)
 	if err != nil {
 		return err
 	}
@@ -322,7 +330,7 @@ func (r *Rule) compile() error {
 		if !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, v.Scope) {
 			return fmt.Errorf("also[%d]: scope %q: must be host, port, priority, qp or flow", i, v.Scope)
 		}
-		if v.compiled, err = compileVariant(r.ID, v.When, v.Evidence, r.Params); err != nil {
+		if v.compiled, err = compileVariant(r.ID, v.When, v.Evidence, v.Magnitude, r.Params); err != nil {
 			return fmt.Errorf("also[%d]: %v", i, err)
 		}
 	}
@@ -332,7 +340,7 @@ func (r *Rule) compile() error {
 
 // compileVariant compiles a condition and its evidence template, as
 // written and as the engine runs them (compiled).
-func compileVariant(id, when, evidence string, params map[string]float64) (compiled, error) {
+func compileVariant(id, when, evidence, magnitude string, params map[string]float64) (compiled, error) {
 	var c compiled
 	if strings.TrimSpace(when) == "" {
 		return c, errors.New("no when expression")
@@ -354,6 +362,11 @@ func compileVariant(id, when, evidence string, params map[string]float64) (compi
 		return c, fmt.Errorf("evidence: %v", err)
 	}
 	c = compiled{program: prog, fast: prog, evidence: tpl, fastEvidence: tpl}
+	if strings.TrimSpace(magnitude) != "" {
+		if c.magnitude, err = expr.Compile(magnitude, expr.Env(Env{}), expr.AsFloat64()); err != nil {
+			return c, fmt.Errorf("magnitude: %v", err)
+		}
+	}
 	// Should a fast compilation fail, the engine runs what is written.
 	if fast, err := expr.Compile(when, append([]expr.Option{expr.Env(Env{}), expr.AsBool()}, envFuncOptions...)...); err == nil {
 		c.fast = fast

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,35 @@ func TestReplayJSONHasFindings(t *testing.T) {
 		if f.Rule == "" || f.Severity == "" || f.Evidence == "" || len(f.Fix) == 0 || len(f.Objects) == 0 {
 			t.Errorf("incomplete finding %+v", f)
 		}
+	}
+}
+
+// The findings of one rule stand together, the flow that lost the most
+// first, and only that one carries the cause, confirm and fix: lossy1's
+// three lossy flows lost 22, 8 and 7 PSNs (tshark's oracle counts the same
+// gaps, TestOracle), and --oneline names the worst.
+func TestCheckGroupsOneRuleWorstFirst(t *testing.T) {
+	out, _, code := runCLI(t, "check", "../../testdata/rxe/pcap/lossy1.pcap")
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	var missing []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "  evidence flow") && strings.Contains(l, "PSN gaps") {
+			missing = append(missing, regexp.MustCompile(`\(([0-9]+) PSNs missing\)`).FindStringSubmatch(l)[1])
+		}
+	}
+	if strings.Join(missing, ",") != "22,8,7" {
+		t.Errorf("packet-loss findings by PSNs missing: %v, want 22,8,7", missing)
+	}
+	if n := strings.Count(out, "  cause    Packets of reliable connections"); n != 1 {
+		t.Errorf("packet-loss's cause printed %d times, want once", n)
+	}
+	if n := strings.Count(out, "cause, confirm and fix: as for the first packet-loss above"); n != 2 {
+		t.Errorf("%d back-references to the first packet-loss, want 2", n)
+	}
+	one, _, _ := runCLI(t, "check", "--oneline", "../../testdata/rxe/pcap/lossy1.pcap")
+	if !strings.Contains(one, "flow=1 ") {
+		t.Errorf("--oneline: %q, want flow 1 (22 PSNs missing)", one)
 	}
 }

@@ -51,6 +51,20 @@ func writeFindings(w io.Writer, res checkResult) {
 	case len(res.Findings) == 0:
 		fmt.Fprintln(w, "\nno findings")
 	}
+	// The findings of one rule stand together (rules.Pack.Group), the one
+	// that shows the most first: that one carries the cause, confirm and
+	// fix; the others say where else and how much.
+	type kind struct {
+		rule string
+		sev  rules.Severity
+	}
+	of := map[kind]int{}
+	for _, f := range res.Findings {
+		if f.ExplainedBy == nil {
+			of[kind{f.Rule, f.Severity}]++
+		}
+	}
+	nth := map[kind]int{}
 	for _, f := range res.Findings {
 		state := ""
 		if f.Resolved {
@@ -67,7 +81,13 @@ func writeFindings(w io.Writer, res checkResult) {
 			fmt.Fprintf(w, "    evidence %s\n", termtext.Sanitize(f.Evidence))
 			continue
 		}
-		fmt.Fprintf(w, "\n%s %s [%s]%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state)
+		k := kind{f.Rule, f.Severity}
+		nth[k]++
+		count := ""
+		if n := of[k]; n > 1 {
+			count = fmt.Sprintf(" (%d of %d)", nth[k], n)
+		}
+		fmt.Fprintf(w, "\n%s %s [%s]%s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, count)
 		fmt.Fprintf(w, "  on       %s\n", termtext.Sanitize(objects(f.Objects)))
 		if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
 			fmt.Fprintf(w, "  seen     %s\n", seen)
@@ -76,6 +96,10 @@ func writeFindings(w io.Writer, res checkResult) {
 			fmt.Fprintf(w, "  explains %s\n", ExplainsSummary(f.Explains))
 		}
 		fmt.Fprintf(w, "  evidence %s\n", termtext.Sanitize(f.Evidence))
+		if nth[k] > 1 {
+			fmt.Fprintf(w, "  cause, confirm and fix: as for the first %s above\n", f.Rule)
+			continue
+		}
 		fmt.Fprintf(w, "  cause    %s\n", termtext.Sanitize(strings.TrimSpace(f.Cause)))
 		for i, c := range f.Confirm {
 			lead := "  confirm  "
