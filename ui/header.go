@@ -270,7 +270,8 @@ func timeline(seq, total, w int) string {
 	if total <= 1 {
 		return ""
 	}
-	at := min(w-1, seq*w/total)
+	// The last Frame fills the bar: the marker ends in the last cell.
+	at := min(w-1, seq*(w-1)/(total-1))
 	return "[" + strings.Repeat("=", at) + ">" + strings.Repeat("-", w-1-at) + "]"
 }
 

@@ -78,10 +78,12 @@ type (
 )
 
 // PlaybackMsg is sent by the caller to update what the header shows after
-// it handled an IntervalMsg or SpeedMsg.
+// it handled an IntervalMsg, SpeedMsg or StepMsg.
 type PlaybackMsg struct {
 	Interval time.Duration
 	Speed    float64
+	// Paused: playback stopped (a step pauses it, as in any player).
+	Paused bool
 }
 
 // View identifiers.
@@ -207,6 +209,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case FrameMsg:
 		m.frames++
 		m.loading = nil
+		// A replay stepped or sought back from its end is no longer
+		// there: the caller says SourceDoneMsg again when it is.
+		m.done = false
 		f := msg.Frame
 		// A capture without host data opens on what it has: the flows,
 		// troubled first (unless the user already chose a view).
@@ -231,6 +236,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		if msg.Speed > 0 {
 			m.speed = msg.Speed
+		}
+		if msg.Paused {
+			m.paused = true
 		}
 		return m, nil
 	case tea.KeyPressMsg:

@@ -178,7 +178,10 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return p, nil
 	case StepMsg:
 		if p.opts.Timeline != nil {
-			return p, p.fetch(max(0, p.pos+m.Delta))
+			// A step pauses playback, or the next play tick would step
+			// on at once (at the end, ← seemed to do nothing).
+			p.playing = false
+			return p, tea.Batch(p.forward(PlaybackMsg{Paused: true}), p.fetch(max(0, p.pos+m.Delta)))
 		}
 	case SeekMsg:
 		if p.opts.Timeline != nil {

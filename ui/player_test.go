@@ -91,6 +91,36 @@ func TestPlayerReplay(t *testing.T) {
 	}
 }
 
+// Playback at the end, while playing (issue 18, item 8): the bar is full
+// at the last Frame; ← steps back and pauses, so the next play tick does
+// not step forward again at once; [END] goes once the screen is no longer
+// at the end; p plays on to the end again.
+func TestPlayerPlaybackAtEnd(t *testing.T) {
+	p := NewPlayer(New(Options{NoColor: true, Mode: monitor.ModeReplay}), PlayerOptions{Timeline: lossyTimeline(t), Label: "lossy1.pcap"})
+	pr := probe{p, make(chan string)}
+	tm := teatest.NewTestModel(t, pr, teatest.WithInitialTermSize(120, 40))
+	waitScreen(t, tm, pr, "REPLAY")
+	tm.Send(keyMsg("G"))
+	waitScreen(t, tm, pr, "[===========>] 10/10", "[END]")
+	tm.Send(keyMsg("left"))
+	screen := waitScreen(t, tm, pr, " 9/10", "[PAUSED]")
+	if strings.Contains(screen, "[END]") {
+		t.Errorf("[END] after stepping back:\n%s", screen)
+	}
+	// Two play ticks later (500 ms Frames at ×1), still there.
+	time.Sleep(1200 * time.Millisecond)
+	waitScreen(t, tm, pr, " 9/10")
+	tm.Send(keyMsg("g"))
+	screen = waitScreen(t, tm, pr, " 1/10")
+	if strings.Contains(screen, "[END]") || !strings.Contains(screen, "[>-----------] 1/10") {
+		t.Errorf("at the start:\n%s", screen)
+	}
+	tm.Send(keyMsg("p"))
+	waitScreen(t, tm, pr, "10/10", "[END]")
+	tm.Send(keyMsg("q"))
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
 // Live: the player takes the newest Frame from a Latest; +/- change the
 // run's interval through SetInterval.
 func TestPlayerLive(t *testing.T) {
