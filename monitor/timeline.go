@@ -3,7 +3,9 @@ package monitor
 import (
 	"context"
 	"iter"
+	"sort"
 	"sync"
+	"time"
 )
 
 // Timeline gives the screen random access to a replayed run (step back,
@@ -29,6 +31,10 @@ type Timeline struct {
 	next   func() (Frame, error, bool)
 	stop   func()
 	window []Frame
+	// times holds every Frame's time computed so far, by index (8 bytes
+	// a Frame, a day of 1 s ticks in 700 KB), so that the screen can
+	// jump to when something began without a search through the run.
+	times  []int64
 	base   int  // index of window[0]
 	cost   int  // estimated bytes of the window
 	end    int  // number of Frames once a run was exhausted, else -1
@@ -123,6 +129,9 @@ func (t *Timeline) fix(f Frame) Frame {
 // push adds f to the window, dropping the oldest Frames beyond its budget
 // (always keeping the newest two).
 func (t *Timeline) push(f Frame) {
+	if i := t.base + len(t.window); i == len(t.times) {
+		t.times = append(t.times, f.Time.UnixNano())
+	}
 	t.window = append(t.window, f)
 	t.cost += frameCost(&f)
 	limit := t.MaxBytes
@@ -135,6 +144,17 @@ func (t *Timeline) push(f Frame) {
 		t.window = t.window[1:]
 		t.base++
 	}
+}
+
+// IndexAfter returns the index of the first Frame computed so far whose
+// time is after at: the tick that first shows what began at at (a tick is
+// judged at its end). ok is false when no Frame computed so far is.
+func (t *Timeline) IndexAfter(at time.Time) (i int, ok bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ns := at.UnixNano()
+	i = sort.Search(len(t.times), func(k int) bool { return t.times[k] > ns })
+	return i, i < len(t.times)
 }
 
 // Len returns the number of Frames computed so far and whether that is all.

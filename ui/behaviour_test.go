@@ -475,3 +475,27 @@ func TestFlowIDColumnFits(t *testing.T) {
 		t.Errorf("a new model's ID column is %d wide: widths leak between models", w)
 	}
 }
+
+// The strip: live, what is wrong now; in a replay, what happened in the
+// file up to the Frame shown, what resolved marked so. t asks for the
+// tick where the selected finding began.
+func TestStripKeepsResolvedInReplay(t *testing.T) {
+	for _, mode := range []monitor.Mode{monitor.ModeLive, monitor.ModeReplay} {
+		f := fixtureFrame(t)
+		f.Mode, f.Total = mode, 10
+		f.Findings = slices.Clone(f.Findings)
+		f.Findings[0].Resolved = true
+		title := f.Findings[0].Title
+		m := send(sized(New(Options{NoColor: true, Mode: mode}), 160, 48), FrameMsg{f})
+		shown := strings.Contains(m.Render(), title)
+		marked := strings.Contains(m.Render(), "(resolved)")
+		if want := mode == monitor.ModeReplay; shown != want || marked != want {
+			t.Errorf("%s: resolved %q shown %v, marked %v; want %v", mode, title, shown, marked, want)
+		}
+		if mode == monitor.ModeReplay {
+			if _, got := sendCmd(m, keyMsg("t")); got != (SeekTimeMsg{Time: f.Findings[0].FirstSeen}) {
+				t.Errorf("t: %#v, want a seek to %v", got, f.Findings[0].FirstSeen)
+			}
+		}
+	}
+}

@@ -61,9 +61,11 @@ func sevWord(s string) string {
 // that View only lays out text.
 func (m *Model) setFrame(f *monitor.Frame) {
 	m.frame = f
+	// Live, the strip is what is wrong now. A replay tells what happened
+	// in the file up to this Frame: what resolved stays, marked.
 	m.active = m.active[:0]
 	for _, fd := range f.Findings {
-		if !fd.Resolved {
+		if !fd.Resolved || f.Mode == monitor.ModeReplay {
 			m.active = append(m.active, fd)
 		}
 	}

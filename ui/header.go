@@ -27,11 +27,17 @@ func (m Model) header() []string {
 		return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), status, ""}
 	}
 	s := f.Snapshot
+	host := ""
 	if s != nil {
-		l1.WriteString("  host " + orDash(termtext.Sanitize(s.Host.Hostname)) + "  kernel " + orDash(termtext.Sanitize(s.Host.Kernel)))
+		host = "  host " + orDash(termtext.Sanitize(s.Host.Hostname)) + "  kernel " + orDash(termtext.Sanitize(s.Host.Kernel))
+	}
+	if f.Mode != monitor.ModeReplay {
+		l1.WriteString(host)
 	}
 	switch f.Mode {
 	case monitor.ModeReplay:
+		// Where the replay is comes first: at 80 columns the host and
+		// the file give way to it.
 		l1.WriteString("  REPLAY " + position(f))
 		if !f.Time.IsZero() {
 			l1.WriteString(" @" + f.Time.UTC().Format("15:04:05"))
@@ -39,6 +45,7 @@ func (m Model) header() []string {
 		if m.speed > 0 {
 			l1.WriteString(" ×" + strconv.FormatFloat(m.speed, 'g', 3, 64))
 		}
+		l1.WriteString(host)
 		if f.Source != "" {
 			l1.WriteString(" " + termtext.Sanitize(f.Source))
 		}
@@ -221,10 +228,14 @@ func (m Model) strip() []string {
 		if i == start+n-1 && len(m.active) > start+n {
 			more = " (+" + strconv.Itoa(len(m.active)-start-n) + " more)"
 		}
-		line := cur + sevWord(string(f.Severity)) + " " + termtext.Sanitize(f.Title) + " — " + objects(f.Objects)
+		title := termtext.Sanitize(f.Title)
+		if f.Resolved {
+			title += " (resolved)" // before what a narrow screen cuts
+		}
+		line := cur + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
 		if f.ExplainedBy != nil {
 			// a symptom of the cause above it
-			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + termtext.Sanitize(f.Title) + " — " + objects(f.Objects)
+			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
 		} else if len(f.Explains) > 0 {
 			line += " — explains " + ExplainsSummary(f.Explains)
 		}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -22,6 +23,22 @@ func TestWireLineRingDrops(t *testing.T) {
 		f := &monitor.Frame{Wire: &capture.Summary{RoCEPackets: 10, KernelDrops: &drops, RingDrops: c.rings}}
 		if got := wireLine(f); got != c.want {
 			t.Errorf("rings %v: %q, want %q", c.rings, got, c.want)
+		}
+	}
+}
+
+// At 80 columns a replay's header keeps where it is (bar, position, time)
+// and its state; the host and file give way.
+func TestReplayHeaderKeepsPositionAt80(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode, f.Seq, f.Total = monitor.ModeReplay, 36, 37
+	f.Source = "testdata/evalset2/v2-reorder-send-3ms-full.pcapng.gz"
+	m := send(sized(New(Options{NoColor: true, Mode: monitor.ModeReplay}), 80, 24), FrameMsg{f})
+	m = send(m, PlaybackMsg{Paused: true})
+	l1 := strings.Split(m.Render(), "\n")[0]
+	for _, want := range []string{"REPLAY [===========>] 37/37 @", "[PAUSED]"} {
+		if !strings.Contains(l1, want) {
+			t.Errorf("header at 80 columns lacks %q: %q", want, l1)
 		}
 	}
 }

@@ -16,6 +16,7 @@ type KeyMap struct {
 	StepBack, StepForward                    key.Binding // replay
 	SpeedDown, SpeedUp                       key.Binding // replay
 	Start, End                               key.Binding // replay
+	Began                                    key.Binding // replay: to when the selected finding began
 	PrevPort, NextPort                       key.Binding
 	Severity                                 key.Binding // events: cycle the severity filter
 }
@@ -55,6 +56,7 @@ func DefaultKeyMap() KeyMap {
 		SpeedUp:     b(">", "faster (replay)", ">"),
 		Start:       b("g", "start (replay)", "g"),
 		End:         b("G", "end (replay)", "G"),
+		Began:       b("t", "to when the finding began (replay)", "t"),
 		PrevPort:    b("[", "previous port", "["),
 		NextPort:    b("]", "next port", "]"),
 		Severity:    b("v", "severity filter (events)", "v"),
@@ -72,6 +74,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.NextView, k.PrevView},
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Enter, k.Back, k.Findings, k.PrevPort, k.NextPort},
 		{k.Sort, k.SortOrder, k.Filter, k.Severity, k.Pause, k.Slower, k.Faster},
-		{k.StepBack, k.StepForward, k.SpeedDown, k.SpeedUp, k.Start, k.End, k.Help, k.Quit},
+		{k.StepBack, k.StepForward, k.SpeedDown, k.SpeedUp, k.Start, k.End, k.Began, k.Help, k.Quit},
 	}
 }

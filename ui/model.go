@@ -75,6 +75,9 @@ type (
 	SpeedMsg struct{ Step int }
 	// SeekMsg: g/G in replay. End false seeks to the start, true to the end.
 	SeekMsg struct{ End bool }
+	// SeekTimeMsg: t in replay, to the tick that first showed the
+	// selected finding (it began at Time).
+	SeekTimeMsg struct{ Time time.Time }
 )
 
 // PlaybackMsg is sent by the caller to update what the header shows after
@@ -395,6 +398,10 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, emit(SeekMsg{End: false})
 	case replay && key.Matches(k, km.End):
 		return m, emit(SeekMsg{End: true})
+	case replay && key.Matches(k, km.Began):
+		if m.findingSel < len(m.active) && !m.active[m.findingSel].FirstSeen.IsZero() {
+			return m, emit(SeekTimeMsg{Time: m.active[m.findingSel].FirstSeen})
+		}
 	}
 	return m, nil
 }

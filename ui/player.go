@@ -77,6 +77,14 @@ func (p *Player) Init() tea.Cmd {
 	if p.opts.Latest != nil {
 		return tea.Batch(p.ui.Init(), p.waitLive())
 	}
+	if p.ui.opts.Mode == monitor.ModeReplay {
+		// A replay opens on the answer: the whole file read, paused at
+		// its end with every finding in the strip, the worst selected;
+		// t goes to when it began, g to the start, p plays.
+		p.playing = false
+		p.forward(PlaybackMsg{Paused: true})
+		return tea.Batch(p.ui.Init(), p.fetch(1<<30), p.play())
+	}
 	return tea.Batch(p.ui.Init(), p.fetch(0), p.play())
 }
 
@@ -150,6 +158,14 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		var cmds []tea.Cmd
 		f := m.f
+		if !m.ok {
+			// At the end, the file's conclusion: the flows judged on the
+			// whole capture (not on the last tick), everything that fired
+			// with when it began and ended.
+			if res, ok := p.opts.Timeline.Result(); ok {
+				f.Findings = res.Findings
+			}
+		}
 		p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
 		cmds = append(cmds, p.forward(FrameMsg{Frame: f}))
 		if !m.ok {
@@ -183,6 +199,14 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			p.playing = false
 			return p, tea.Batch(p.forward(PlaybackMsg{Paused: true}), p.fetch(max(0, p.pos+m.Delta)))
 		}
+	case SeekTimeMsg:
+		if p.opts.Timeline != nil {
+			if i, ok := p.opts.Timeline.IndexAfter(m.Time); ok {
+				p.playing = false
+				return p, tea.Batch(p.forward(PlaybackMsg{Paused: true}), p.fetch(i))
+			}
+		}
+		return p, nil
 	case SeekMsg:
 		if p.opts.Timeline != nil {
 			if m.End {

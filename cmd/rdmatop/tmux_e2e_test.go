@@ -101,9 +101,11 @@ func TestTmuxReplayCapture(t *testing.T) {
 	wd, _ := os.Getwd()
 	capture := filepath.Join(wd, "../../testdata/rxe/pcap/lossy1.pcap")
 	s := startTmux(t, 160, 48, bin+" replay "+capture)
-	pane := s.waitFor("REPLAY", "RoCE packets are being lost")
-	if !strings.Contains(pane, "CRIT") {
-		t.Errorf("the findings strip does not show the critical finding:\n%s", pane)
+	// It opens on the answer: the file read, paused at its end, the
+	// flow that lost the most (flow 1, 22 PSNs) selected.
+	pane := s.waitFor("REPLAY", "RoCE packets are being lost", "[END]", "[PAUSED]")
+	if !strings.Contains(pane, "▶ CRIT RoCE packets are being lost — dest_qp=0x000011 dst=192.168.77.2 flow=1 ") {
+		t.Errorf("the strip does not open on flow 1's packet-loss:\n%s", pane)
 	}
 	s.keys("3")
 	s.waitFor("192.168.77.1", "192.168.77.2")
