@@ -69,6 +69,7 @@ func Alerts(p *rules.Pack) ([]byte, error) {
 		g.Rules = append(g.Rules, alertRule{
 			Alert: AlertName(r.ID),
 			Expr:  fmt.Sprintf(`max by (instance, rule, severity, device, port, priority) (rdmatop_finding_active{rule=%q}) > 0`, r.ID),
+			For:   alertFor(r),
 			Labels: map[string]string{
 				"severity": string(r.Severity),
 				"rule":     r.ID,
@@ -91,13 +92,26 @@ func Alerts(p *rules.Pack) ([]byte, error) {
 				"description": "rdmatop cannot read one of its sources (see `rdmatop --once --json` status): the rules that need it cannot evaluate on this host.",
 				"runbook_url": DocsBase + "docs/probes.md",
 			}},
+		// Judged on when the exporter received its newest Frame, not on
+		// the Frame's own time: a replay's Frames carry the recording's.
 		alertRule{Alert: "RdmatopStale",
-			Expr: `time() - rdmatop_frame_timestamp_seconds > 300`, For: "5m",
+			Expr: `time() - rdmatop_frame_received_timestamp_seconds > 300`, For: "5m",
 			Labels: map[string]string{"severity": "warning"},
 			Annotations: map[string]string{
 				"title":       "rdmatop stopped sampling",
 				"summary":     "rdmatop on {{ $labels.instance }} has not sampled for {{ $value | humanizeDuration }}",
-				"description": "The exporter answers but its newest sample is old (serving a finished replay, or a hung run): its findings are stale.",
+				"description": "The exporter answers but has received no new sample for five minutes (a replay that finished, or a hung run): its findings are stale.",
+				"runbook_url": DocsBase + "docs/exporter.md",
+			}},
+		// Down: no finding can fire from an exporter nobody scrapes. 5m:
+		// ten scrapes at the kit's 30 s, past a rolling restart.
+		alertRule{Alert: "RdmatopDown",
+			Expr: `up{job=~".*rdmatop.*"} == 0`, For: "5m",
+			Labels: map[string]string{"severity": "warning"},
+			Annotations: map[string]string{
+				"title":       "rdmatop's exporter cannot be scraped",
+				"summary":     "rdmatop on {{ $labels.instance }} has been down for 5 minutes",
+				"description": "Prometheus cannot scrape rdmatop on this node (the pod is not running, crash-looping, or its port is not reachable): none of its alerts can fire for this node.",
 				"runbook_url": DocsBase + "docs/exporter.md",
 			}},
 	)
@@ -109,6 +123,24 @@ func Alerts(p *rules.Pack) ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), enc.Close()
+}
+
+// alertFor is how long a finding must stay active before its alert
+// fires. rdmatop has already applied the rule's own `for`; a finding that
+// is an event (a lost packet, a link flap: `for: 0s`) is active from one
+// tick until its condition clears, and Prometheus sees it at whatever
+// scrape falls in that span. So: a critical pages when it was seen at two
+// scrapes in a row (1m at the kit's 30 s PodMonitor interval), not on one
+// tick's event seen once; a warning is a ticket, worth raising when it
+// lasts (5m); an info is context for the dashboard (15m).
+func alertFor(r *rules.Rule) string {
+	switch r.Severity {
+	case rules.Critical:
+		return "1m"
+	case rules.Warning:
+		return "5m"
+	}
+	return "15m"
 }
 
 // panel is one Grafana panel of the dashboard.

@@ -48,6 +48,9 @@ type Exporter struct {
 	// unchecked: the newest Frame had nothing to judge (Frame.Checked).
 	unchecked   bool
 	everChecked bool
+	// finished: the run ended (a replay played to its end); the newest
+	// Frame is served as it was, and /healthz says so.
+	finished bool
 
 	// Update's own state.
 	gen        uint64
@@ -87,7 +90,8 @@ func New(o Options) *Exporter {
 // ones scrapes see.
 func (e *Exporter) Update(f monitor.Frame) {
 	e.gen++
-	b := &builder{e: e, out: make([]prometheus.Metric, 0, len(e.metrics)+64)}
+	now := time.Now()
+	b := &builder{e: e, out: make([]prometheus.Metric, 0, len(e.metrics)+64), received: now}
 	b.frame(&f)
 	// Counters of objects gone for a while are forgotten (and the map
 	// stays bounded over a run of days).
@@ -97,7 +101,7 @@ func (e *Exporter) Update(f monitor.Frame) {
 		}
 	}
 	e.mu.Lock()
-	e.metrics, e.last, e.updated = b.out, f.Time, time.Now()
+	e.metrics, e.last, e.updated = b.out, f.Time, now
 	e.frames++
 	// Live, the newest Frame decides (a device that vanished is nothing
 	// to check); a replay has been checked once any Frame of it was (a
@@ -131,6 +135,21 @@ func (e *Exporter) Health() (frames uint64, last time.Time) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	return e.frames, e.updated
+}
+
+// Finish says that the run ended (a replay played to its end): no Frame
+// will come; the newest stays served.
+func (e *Exporter) Finish() {
+	e.mu.Lock()
+	e.finished = true
+	e.mu.Unlock()
+}
+
+// Finished reports whether Finish was called.
+func (e *Exporter) Finished() bool {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	return e.finished
 }
 
 // Unchecked reports that the newest Frame had nothing to judge RDMA

@@ -1,6 +1,8 @@
 package exporter
 
 import (
+	"time"
+
 	"sort"
 	"strconv"
 	"strings"
@@ -26,6 +28,8 @@ type builder struct {
 	e    *Exporter
 	out  []prometheus.Metric
 	seen map[string]bool // series keys of this Frame (a key twice would fail the scrape)
+	// received is the wall clock when the Frame reached the exporter.
+	received time.Time
 }
 
 func key(name string, labels []string) string {
@@ -113,6 +117,8 @@ func (b *builder) run(f *monitor.Frame) {
 	e := b.e
 	b.gauge(e.desc("rdmatop_frame_timestamp_seconds", "Time of the newest Frame (the run's clock: the wall clock live, the recording's in replay)."),
 		float64(f.Time.UnixNano())/1e9)
+	b.gauge(e.desc("rdmatop_frame_received_timestamp_seconds", "Wall clock when the exporter received the newest Frame: staleness is judged on it (a replay's Frames carry the recording's time)."),
+		float64(b.received.UnixNano())/1e9)
 	b.gauge(e.desc("rdmatop_sample_duration_seconds", "How long the newest host sample took."), f.SampleS)
 	b.gauge(e.desc("rdmatop_sample_late_seconds", "How much later than due the newest tick started (a sample overran the interval)."), f.LateS)
 	b.increment("rdmatop_samples_skipped_total", e.desc("rdmatop_samples_skipped_total", "Ticks that did not happen because a sample overran the interval."),

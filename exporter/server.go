@@ -40,6 +40,11 @@ func Handler(e *Exporter, o ServerOptions) http.Handler {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		n, last := e.Health()
 		switch {
+		case e.Finished():
+			// A replay played to its end: the process still serves its
+			// last tick, but nothing is being watched.
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "finished: the run ended after %d frames; serving the last one\n", n)
 		case n == 0:
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintln(w, "starting: no frame yet")

@@ -106,7 +106,9 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			}()
 			stale := 3*hf.interval + 10*time.Second
 			if replay != "" {
-				stale = 100 * 365 * 24 * time.Hour // a finished replay stays healthy
+				// A recording's ticks come at its own pace (--speed), not the
+				// interval's; when it ends, Finish says so.
+				stale = 100 * 365 * 24 * time.Hour
 			}
 			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn}),
 				ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
@@ -128,7 +130,10 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 					srv.Close()
 					return errors.New("the run ended")
 				}
-				<-ctx.Done() // a replay ended: keep serving its last tick
+				// A replay ended: keep serving its last tick, /healthz
+				// saying it finished.
+				exp.Finish()
+				<-ctx.Done()
 			}
 			shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

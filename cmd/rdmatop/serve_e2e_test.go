@@ -305,3 +305,51 @@ scrape_configs:
 		}
 	}
 }
+
+// A served replay that played to its end keeps serving its last tick, but
+// /healthz says it finished (503: nothing is being watched), and the
+// Frame's receipt time (what the kit's staleness alert reads) is the wall
+// clock while the Frame's own time is the recording's.
+func TestServeReplayFinished(t *testing.T) {
+	bin := buildRdmatop(t)
+	wd, _ := os.Getwd()
+	addr := startServe(t, bin, "--replay", filepath.Join(wd, "../../testdata/rxe/pcap/lossy1.pcap"), "--speed", "16")
+	var code int
+	var body string
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + addr + "/healthz")
+		if err != nil {
+			continue
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		code, body = resp.StatusCode, string(b)
+		if strings.HasPrefix(body, "finished") {
+			break
+		}
+	}
+	if code != 503 || !strings.HasPrefix(body, "finished: the run ended after") {
+		t.Fatalf("healthz after the replay: %d %q", code, body)
+	}
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	value := func(name string) float64 {
+		m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindStringSubmatch(string(b))
+		if m == nil {
+			t.Fatalf("/metrics has no %s", name)
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	now := float64(time.Now().Unix())
+	if v := value("rdmatop_frame_received_timestamp_seconds"); now-v > 60 || v > now+1 {
+		t.Errorf("received %v, now %v", v, now)
+	}
+	if v := value("rdmatop_frame_timestamp_seconds"); now-v < 86400 {
+		t.Errorf("the replayed Frame's time %v is not the recording's (2026-11-29)", v)
+	}
+}

@@ -1,0 +1,174 @@
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// The manifests decode strictly into the Kubernetes API types (an unknown
+// or misspelt field is an error, as `kubectl apply --validate=strict`
+// makes it), and the DaemonSet asks for what docs/exporter.md says: no
+// privileged container, no host device, read-only host mounts, only
+// NET_ADMIN added.
+func TestManifestsDecodeStrictly(t *testing.T) {
+	data, err := os.ReadFile("kubernetes/daemonset.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]bool{}
+	for _, doc := range bytes.Split(data, []byte("\n---\n")) {
+		var meta struct{ Kind string }
+		if err := yaml.Unmarshal(doc, &meta); err != nil {
+			t.Fatal(err)
+		}
+		kinds[meta.Kind] = true
+		switch meta.Kind {
+		case "DaemonSet":
+			var ds appsv1.DaemonSet
+			if err := yaml.UnmarshalStrict(doc, &ds); err != nil {
+				t.Fatalf("DaemonSet: %v", err)
+			}
+			checkDaemonSet(t, &ds)
+		case "Service":
+			var svc corev1.Service
+			if err := yaml.UnmarshalStrict(doc, &svc); err != nil {
+				t.Fatalf("Service: %v", err)
+			}
+			if svc.Spec.Ports[0].TargetPort.StrVal != "metrics" {
+				t.Errorf("Service targets %v", svc.Spec.Ports[0].TargetPort)
+			}
+		case "PodMonitor":
+			var pm monitoringv1.PodMonitor
+			if err := yaml.UnmarshalStrict(doc, &pm); err != nil {
+				t.Fatalf("PodMonitor: %v", err)
+			}
+			if p := pm.Spec.PodMetricsEndpoints[0]; p.Port == nil || *p.Port != "metrics" || p.Interval != "30s" {
+				t.Errorf("PodMonitor endpoint %+v (alerts.yaml's for: durations assume 30 s scrapes)", p)
+			}
+		default:
+			t.Errorf("unexpected kind %q", meta.Kind)
+		}
+	}
+	for _, k := range []string{"DaemonSet", "Service", "PodMonitor"} {
+		if !kinds[k] {
+			t.Errorf("no %s", k)
+		}
+	}
+	// Strict decoding is what catches a slip: a misspelt field fails.
+	var ds appsv1.DaemonSet
+	if err := yaml.UnmarshalStrict([]byte("apiVersion: apps/v1\nkind: DaemonSet\nspec:\n  templat: {}\n"), &ds); err == nil {
+		t.Error("a misspelt field decoded")
+	}
+}
+
+func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
+	t.Helper()
+	spec := ds.Spec.Template.Spec
+	if len(spec.Containers) != 1 {
+		t.Fatalf("%d containers", len(spec.Containers))
+	}
+	c := spec.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || sc.Privileged != nil && *sc.Privileged {
+		t.Error("the container is privileged")
+	}
+	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+		t.Error("root filesystem writable or privilege escalation allowed")
+	}
+	if caps := sc.Capabilities; caps == nil || !slices.Equal(caps.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(caps.Add, []corev1.Capability{"NET_ADMIN"}) {
+		t.Errorf("capabilities %+v, want drop ALL, add NET_ADMIN", caps)
+	}
+	mounts := map[string]bool{}
+	for _, m := range c.VolumeMounts {
+		if !m.ReadOnly {
+			t.Errorf("mount %s is writable", m.MountPath)
+		}
+		mounts[m.Name] = true
+	}
+	for _, v := range spec.Volumes {
+		if !mounts[v.Name] {
+			t.Errorf("volume %s is not mounted", v.Name)
+		}
+		// An unprivileged container gets no host device (the runtime's
+		// device cgroup refuses /dev/kmsg).
+		if hp := v.HostPath; hp != nil && (strings.HasPrefix(hp.Path, "/dev/") || hp.Type != nil && (*hp.Type == corev1.HostPathCharDev || *hp.Type == corev1.HostPathBlockDev)) {
+			t.Errorf("volume %s mounts the host device %s into an unprivileged container", v.Name, hp.Path)
+		}
+	}
+	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
+		t.Error("no /healthz readiness probe")
+	}
+}
+
+// The alerts pass promtool: the file is valid and the unit tests in
+// prometheus/alerts_test.yaml hold (for: durations, RdmatopDown,
+// staleness on receipt time).
+func TestAlertsPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool is not installed (Debian package prometheus; .ci/run installs it)")
+	}
+	for _, args := range [][]string{{"check", "rules", "alerts.yaml"}, {"test", "rules", "alerts_test.yaml"}} {
+		cmd := exec.Command(promtool, args...)
+		cmd.Dir = "prometheus"
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// The image builds from deploy/Dockerfile with buildah (no base image to
+// pull) and holds the static binary as its entrypoint, run as an
+// unprivileged user by default.
+func TestImageBuilds(t *testing.T) {
+	buildah, err := exec.LookPath("buildah")
+	if err != nil {
+		t.Skip("buildah is not installed (Debian package buildah; .ci/run installs it)")
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("buildah builds here as root (vfs storage in a temporary directory)")
+	}
+	dir := t.TempDir()
+	ctx := filepath.Join(dir, "context")
+	if err := os.Mkdir(ctx, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	build := exec.Command("go", "build", "-o", filepath.Join(ctx, "rdmatop"), "../cmd/rdmatop")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	store := []string{"--root", filepath.Join(dir, "storage"), "--runroot", filepath.Join(dir, "run"), "--storage-driver", "vfs"}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(buildah, append(slices.Clone(store), args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("buildah %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run("bud", "-q", "-f", "Dockerfile", "-t", "rdmatop:test", ctx)
+	cfg := run("inspect", "--type", "image", "--format", "{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}} {{.OCIv1.Config.User}}", "rdmatop:test")
+	if strings.TrimSpace(cfg) != "[/rdmatop] [serve --listen :9879] 65534:65534" {
+		t.Errorf("image config: %q", cfg)
+	}
+	// The binary in the image runs (static: scratch has no libc).
+	ctr := strings.TrimSpace(run("from", "rdmatop:test"))
+	mnt := strings.TrimSpace(run("mount", ctr))
+	out, err := exec.Command(filepath.Join(mnt, "rdmatop"), "--version").CombinedOutput()
+	run("umount", ctr)
+	run("rm", ctr)
+	if err != nil || !strings.HasPrefix(string(out), "rdmatop version ") {
+		t.Errorf("the image's /rdmatop --version: %v %q", err, out)
+	}
+}
