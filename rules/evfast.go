@@ -325,7 +325,7 @@ func numText(v cVal) string {
 	case cNil:
 		return "n/a"
 	case cFloat:
-		return strconv.FormatFloat(v.f, 'g', 4, 64)
+		return humanFloat(v.f)
 	case cInt:
 		return strconv.Itoa(v.i)
 	case cBool:

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 	"text/template"
 	"text/template/parse"
 
@@ -144,13 +146,14 @@ func render(buf *bytes.Buffer, t *template.Template, env *Env) string {
 
 // templateFuncs are available in evidence templates.
 var templateFuncs = template.FuncMap{
-	// num formats a number (or nil) for people: 3 significant digits.
+	// num formats a number (or nil) for people: 4 significant digits,
+	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {
 		switch x := v.(type) {
 		case nil:
 			return "n/a"
 		case float64:
-			return strconv.FormatFloat(x, 'g', 4, 64)
+			return humanFloat(x)
 		case int:
 			return strconv.Itoa(x)
 		case uint64:
@@ -222,4 +225,21 @@ func toFloat(v any) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// humanFloat writes x with 4 significant digits and no exponent: whole
+// numbers from 10,000 up (a rate of 20610/s), 4 digits below (68.55,
+// 0.0005).
+func humanFloat(x float64) string {
+	if a := math.Abs(x); a >= 1e4 && a < 1e15 {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	s := strconv.FormatFloat(x, 'g', 4, 64)
+	if strings.ContainsRune(s, 'e') {
+		// Below 1e-4: still no exponent, 4 significant digits.
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			return strconv.FormatFloat(f, 'f', -1, 64)
+		}
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -77,7 +78,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
-	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) {
+	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]) {
 		res, err = checkSaved(cmd, args, pack)
 		if err != nil {
 			return err
@@ -233,4 +234,18 @@ func printCheck(cmd *cobra.Command, res checkResult, asJSON bool) error {
 		return exitCode(exitUsage)
 	}
 	return nil
+}
+
+// namedCapture reports whether a file's name says it is a capture (.pcap,
+// .pcapng, .cap, gzipped or not): one that does not hold one is a damaged
+// capture, and check says so as replay does, rather than looking for
+// saved command outputs in it.
+func namedCapture(p string) bool {
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(p)), ".gz")
+	for _, ext := range []string{".pcap", ".pcapng", ".cap"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -91,3 +91,39 @@ func TestCheckGroupsOneRuleWorstFirst(t *testing.T) {
 		t.Errorf("--oneline: %q, want flow 1 (22 PSNs missing)", one)
 	}
 }
+
+// `rdmatop rules` lists the pack for a terminal: no Go map syntax, each
+// rule's parameters as name=value under it, no line past 160 columns.
+func TestRulesListing(t *testing.T) {
+	out, _, code := runCLI(t, "rules")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if strings.Contains(out, "map[") {
+		t.Error("Go map syntax in the listing")
+	}
+	if !strings.Contains(out, "\n  params min_roce_mtu=4096\n") {
+		t.Errorf("roce-mtu-too-small's parameter is not listed as name=value under it:\n%s", out[:min(len(out), 600)])
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if len(l) > 160 {
+			t.Errorf("%d columns: %q", len(l), l)
+		}
+	}
+}
+
+// A file named as a capture that does not hold one is a damaged capture:
+// check says so as replay does (exit 2, its first bytes), rather than
+// reporting that it found no saved command output in it.
+func TestCheckNamedCaptureThatIsNot(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "roce.pcap")
+	if err := os.WriteFile(p, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"check", "replay"} {
+		_, stderr, code := runCLI(t, cmd, p)
+		if code != 2 || !strings.Contains(stderr, "not a pcap or pcapng capture: first bytes 68 65 6c 6c") {
+			t.Errorf("%s: exit %d, %q", cmd, code, stderr)
+		}
+	}
+}

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -35,16 +38,37 @@ func newRulesCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(p.Rules)
 			}
-			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSEVERITY\tSCOPE\tTITLE\tPARAMS\tSOURCE")
+			// One line a rule, its parameters under it (name=value, sorted),
+			// indented: a table of both ran to 260 columns.
+			idW, srcW := len("ID"), len("SOURCE")
 			for _, r := range p.Rules {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\n", r.ID, r.Severity, r.Scope, r.Title, r.Params, r.Source)
+				idW, srcW = max(idW, len(r.ID)), max(srcW, len(r.Source))
 			}
-			return tw.Flush()
+			row := func(id, sev, scope, src, title string) {
+				fmt.Fprintf(w, "%-*s  %-8s  %-8s  %-*s  %s\n", idW, id, sev, scope, srcW, src, title)
+			}
+			row("ID", "SEVERITY", "SCOPE", "SOURCE", "TITLE")
+			for _, r := range p.Rules {
+				row(r.ID, string(r.Severity), string(r.Scope), r.Source, r.Title)
+				if len(r.Params) > 0 {
+					fmt.Fprintf(w, "  params %s\n", paramList(r.Params))
+				}
+			}
+			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the pack as JSON")
 	cmd.Flags().BoolVar(&markdown, "markdown", false, "print docs/rules.md")
 	cmd.Flags().StringVar(&dir, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	return cmd
+}
+
+// paramList formats a rule's parameters as name=value, sorted by name.
+func paramList(ps map[string]float64) string {
+	names := slices.Sorted(maps.Keys(ps))
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n + "=" + strconv.FormatFloat(ps[n], 'f', -1, 64)
+	}
+	return strings.Join(out, " ")
 }
