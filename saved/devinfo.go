@@ -81,7 +81,7 @@ func (l *loader) devinfo(sec *section, in *Input) bool {
 	if devs == 0 {
 		return false
 	}
-	in.read("%d RDMA devices with their ports and GIDs", devs)
+	in.read("%s with their ports and GIDs", plural(devs, "RDMA device"))
 	in.ignore("the netdev of each port is not in ibv_devinfo (rdma link show has it)")
 	return true
 }

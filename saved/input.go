@@ -1,6 +1,9 @@
 package saved
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Kind is what a file was recognised as.
 type Kind string
@@ -50,6 +53,15 @@ type Input struct {
 
 // Usable reports whether anything was read from the input.
 func (in *Input) Usable() bool { return len(in.Read) > 0 }
+
+// plural says n things: "1 counter", "2 counters" ("1 kernel log lines"
+// read wrong at 3 a.m.).
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + one + "s"
+}
 
 func (in *Input) read(format string, args ...any) {
 	in.Read = append(in.Read, sprintf(format, args...))

@@ -60,7 +60,7 @@ func (l *loader) ipLink(name string, vals map[string]uint64, o map[string]json.R
 		n.mtu = &m
 	}
 	n.link = mergeReading(n.link, reading{time: sec.time, counters: netdevStatCounters(vals)})
-	in.read("%s: MTU and %d statistics", name, len(vals))
+	in.read("%s: MTU and %s", name, plural(len(vals), "statistic"))
 }
 
 var reIPLinkHead = lazyRegexp(`^\d+: ([^:@\s]+)(?:@\S+)?: <[^>]*>.*\bmtu (\d+)`)

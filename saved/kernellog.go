@@ -33,7 +33,7 @@ func (l *loader) kernelLog(sec *section, in *Input) bool {
 		l.kevents = append(l.kevents, e)
 		n++
 	}
-	in.read("%d kernel log lines, %d of them RDMA/NIC events", len(recs), n)
+	in.read("%s, %d of them RDMA/NIC events", plural(len(recs), "kernel log line"), n)
 	if n < len(recs) {
 		in.ignore("%d lines rdmatop does not classify", len(recs)-n)
 	}

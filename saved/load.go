@@ -87,7 +87,7 @@ func Load(paths []string) (*Result, error) {
 	res.Inputs = append(res.Inputs, w.inputs...)
 	for root, n := range sosRead {
 		in := Input{Path: root, Kind: KindSosreport}
-		in.read("%d files with RoCE data (listed above)", n)
+		in.read("%s with RoCE data (listed above)", plural(n, "file"))
 		if o := sosOther[root]; o > 0 {
 			in.ignore("%d other files: not outputs rdmatop reads", o)
 		}

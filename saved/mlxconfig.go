@@ -44,7 +44,7 @@ func (l *loader) mlxconfig(sec *section, in *Input) bool {
 		}
 	}
 	l.h.ecn = append(l.h.ecn, probes.ECNConfig{Device: dev, Params: params, Source: "mlxconfig"})
-	in.read("%d firmware settings (RoCE congestion control among them)", len(params))
+	in.read("%s (RoCE congestion control among them)", plural(len(params), "firmware setting"))
 	if dev == "" {
 		in.ignore("no `mlxconfig -d DEV` line: the settings are not tied to a device")
 	}

@@ -177,7 +177,7 @@ func (l *loader) addQPs(qps []rdmanl.QP, in *Input) {
 		per[q.Dev]++
 	}
 	for _, d := range sortedKeys(per) {
-		in.read("%d QPs of %s", per[d], d)
+		in.read("%s of %s", plural(per[d], "QP"), d)
 	}
 	if len(qps) > 0 {
 		in.ignore("memlock limits of the QPs' owners: not in this output")

@@ -196,13 +196,13 @@ func (l *loader) readTree(t tree, at *time.Time, in *Input) {
 		pf := l.h.port(dev, n)
 		pf.readings = mergeReading(pf.readings, reading{time: at, counters: cs})
 		l.h.device(dev)
-		in.read("%s port %d: %d counters", dev, n, len(cs))
+		in.read("%s port %d: %s", dev, n, plural(len(cs), "counter"))
 	}
 	for _, nd := range sortedKeys(netStats) {
 		cs := netdevStatCounters(netStats[nd])
 		n := l.h.netdev(nd)
 		n.link = mergeReading(n.link, reading{time: at, counters: cs})
-		in.read("%s: %d netdev statistics", nd, len(cs))
+		in.read("%s: %s", nd, plural(len(cs), "netdev statistic"))
 	}
 	if ignored > 0 {
 		in.ignore("%d files rdmatop does not read", ignored)

@@ -64,7 +64,7 @@ func (l *loader) fromSnapshot(s *probes.Snapshot, in *Input) {
 		if p.MTU != nil && p.Netdev != "" {
 			l.h.netdev(p.Netdev).mtu = p.MTU
 		}
-		in.read("%s port %d%s: %s, %d counters", p.Device, p.Port, onNetdev(p.Netdev), orUnknown(p.State), len(cs))
+		in.read("%s port %d%s: %s, %s", p.Device, p.Port, onNetdev(p.Netdev), orUnknown(p.State), plural(len(cs), "counter"))
 	}
 	l.h.gids = append(l.h.gids, s.Config.GIDs...)
 	l.h.ecn = append(l.h.ecn, s.Config.ECN...)
