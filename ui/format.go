@@ -342,38 +342,50 @@ func (t *table) line(r *row, cursor bool, width int) string {
 // ExplainsSummary says what a cause explains, by rule: "retransmissions on
 // 3 flows, qp-error-state on 1 QP".
 func ExplainsSummary(refs []rules.Ref) string {
+	// Per rule, the distinct objects of each kind it is on: one rule can
+	// be on a port (its counters) and on flows (the capture) at once, and
+	// "on 2 ports" for one port and one flow read wrong.
+	kinds := []string{"port", "priority", "QP", "flow"}
 	var order []string
-	count := map[string]int{}
-	kind := map[string]string{}
+	objs := map[string]map[string]map[string]bool{} // rule → kind → object keys
 	for _, r := range refs {
-		if count[r.Rule] == 0 {
+		if objs[r.Rule] == nil {
 			order = append(order, r.Rule)
+			objs[r.Rule] = map[string]map[string]bool{}
 		}
-		count[r.Rule]++
+		k := "host"
 		switch {
 		case r.Objects["flow"] != "":
-			kind[r.Rule] = "flow"
+			k = "flow"
 		case r.Objects["qpn"] != "":
-			kind[r.Rule] = "QP"
+			k = "QP"
 		case r.Objects["priority"] != "":
-			kind[r.Rule] = "priority"
+			k = "priority"
 		case r.Objects["port"] != "":
-			kind[r.Rule] = "port"
-		default:
-			kind[r.Rule] = "host"
+			k = "port"
 		}
+		if objs[r.Rule][k] == nil {
+			objs[r.Rule][k] = map[string]bool{}
+		}
+		objs[r.Rule][k][objects(r.Objects)] = true
 	}
 	var parts []string
 	for _, rule := range order {
-		n, k := count[rule], kind[rule]
-		if k == "host" {
-			parts = append(parts, rule)
+		var on []string
+		for _, k := range kinds {
+			if n := len(objs[rule][k]); n > 0 {
+				if n > 1 {
+					on = append(on, strconv.Itoa(n)+" "+k+"s")
+				} else {
+					on = append(on, "1 "+k)
+				}
+			}
+		}
+		if len(on) == 0 {
+			parts = append(parts, rule) // host findings
 			continue
 		}
-		if n > 1 {
-			k += "s"
-		}
-		parts = append(parts, rule+" on "+strconv.Itoa(n)+" "+k)
+		parts = append(parts, rule+" on "+strings.Join(on, " and "))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // The header's wire line splits kernel drops by ring when the capture
@@ -40,5 +41,22 @@ func TestReplayHeaderKeepsPositionAt80(t *testing.T) {
 		if !strings.Contains(l1, want) {
 			t.Errorf("header at 80 columns lacks %q: %q", want, l1)
 		}
+	}
+}
+
+// What a cause explains is counted per kind of object, each object once:
+// a rule on a port's counters and on a flow of the capture is "on 1 port
+// and 1 flow", not "on 2 ports".
+func TestExplainsSummaryCountsPerKind(t *testing.T) {
+	port := map[string]string{"device": "rxe0", "port": "1", "netdev": "veth0"}
+	flow := map[string]string{"flow": "1", "src": "192.168.77.1", "dst": "192.168.77.2", "dest_qp": "0x000011"}
+	flow2 := map[string]string{"flow": "3", "src": "192.168.77.1", "dst": "192.168.77.2", "dest_qp": "0x000012"}
+	got := ExplainsSummary([]rules.Ref{
+		{Rule: "retransmissions", Objects: port}, {Rule: "retransmissions", Objects: flow},
+		{Rule: "ack-timeout", Objects: flow}, {Rule: "ack-timeout", Objects: flow2},
+		{Rule: "link-flap", Objects: map[string]string{}},
+	})
+	if want := "retransmissions on 1 port and 1 flow, ack-timeout on 2 flows, link-flap"; got != want {
+		t.Errorf("%q, want %q", got, want)
 	}
 }
