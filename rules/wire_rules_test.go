@@ -927,3 +927,30 @@ func TestPortSeqErrorsDeferToTheCaptureOfTheirNetdev(t *testing.T) {
 		}
 	}
 }
+
+// roce-mtu-too-small never says ok without an MTU: a port whose MTU no
+// input gave (a saved ethtool listing, a link layer not said) cannot be
+// judged; an InfiniBand port is not RoCE (ok); a RoCE port at 1500 fires.
+func TestRoCEMTUNeedsAnMTU(t *testing.T) {
+	p := wirePack(t)
+	mtu := func(n int) *int { return &n }
+	for _, c := range []struct {
+		name  string
+		port  probes.Port
+		state string
+	}{
+		{"no MTU, link layer unknown", probes.Port{Device: "mlx5_0", Port: 1, Netdev: "eth0"}, "cannot_evaluate"},
+		{"no MTU, Ethernet", probes.Port{Device: "mlx5_0", Port: 1, Netdev: "eth0", LinkLayer: "Ethernet"}, "cannot_evaluate"},
+		{"InfiniBand", probes.Port{Device: "mlx5_0", Port: 1, LinkLayer: "InfiniBand"}, "ok"},
+		{"Ethernet at 1500", probes.Port{Device: "mlx5_0", Port: 1, Netdev: "eth0", LinkLayer: "Ethernet", MTU: mtu(1500), RoCEMTU: mtu(1024)}, "firing"},
+		{"Ethernet at 9000", probes.Port{Device: "mlx5_0", Port: 1, Netdev: "eth0", LinkLayer: "Ethernet", MTU: mtu(9000), RoCEMTU: mtu(4096)}, "ok"},
+	} {
+		s := &probes.Snapshot{Time: time.Unix(1e9, 0), Ports: []probes.Port{c.port}}
+		res := wEvalOnce(t, p, Frame{Time: s.Time, Snapshot: s})
+		for _, st := range res.Rules {
+			if st.Rule == "roce-mtu-too-small" && st.State != c.state {
+				t.Errorf("%s: %s (%s), want %s", c.name, st.State, st.Detail, c.state)
+			}
+		}
+	}
+}
