@@ -213,7 +213,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 			case evaluated > 0 && state.State == "cannot_evaluate":
 				state.State = "ok"
 			case evaluated == 0 && objs.len() > 0:
-				whys = append(whys, string(v.Scope)+": "+missingData(lastErr))
+				whys = append(whys, string(v.Scope)+": "+missingData(lastErr, host))
 			}
 		}
 		if state.State == "cannot_evaluate" {
@@ -426,12 +426,17 @@ func (e *Engine) stateSize() (timers, found, order, queue int) {
 
 // missingData turns an evaluation error into words: nearly always a
 // counter or setting this host does not have.
-func missingData(err error) string {
+func missingData(err error, host *HostEnv) string {
 	if err == nil {
 		return "no data"
 	}
 	msg := err.Error()
 	if strings.Contains(msg, "nil") {
+		if host.HasSnapshot && host.IntervalSec == 0 {
+			// One reading (a first sample, a single saved output): no
+			// counter has a rate yet, whatever the host has.
+			return "the data this rule needs is not available here: this is a single reading, and rates need a second one of the same counters (or a counter, setting or source this host lacks)"
+		}
 		return "the data this rule needs is not available here (a counter, setting or source this host lacks)"
 	}
 	return msg

@@ -230,19 +230,19 @@ func sortedKeys[V any](m map[string]V) []string {
 func (h *host) describe() string {
 	var parts []string
 	if n := len(h.devices); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d RDMA devices", n))
+		parts = append(parts, plural(n, "RDMA device"))
 	}
 	if n := len(h.ports); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d RDMA ports", n))
+		parts = append(parts, plural(n, "RDMA port"))
 	}
 	if n := len(h.netdevs); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d netdevs", n))
+		parts = append(parts, plural(n, "netdev"))
 	}
 	if n := len(h.qps); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d QPs", n))
+		parts = append(parts, plural(n, "QP"))
 	}
 	if n := len(h.events); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d kernel log events", n))
+		parts = append(parts, plural(n, "kernel log event"))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -209,3 +209,28 @@ func TestCheckSavedOneHost(t *testing.T) {
 		t.Errorf("rule states %v: want rules that ran and rules that could not (no rates from one reading)", states)
 	}
 }
+
+// One ethtool reading has no rates: check says that is why the counter
+// rules cannot evaluate (not that the host lacks the counters), and its
+// model line agrees in number ("1 netdev").
+func TestSingleReadingSaysWhy(t *testing.T) {
+	out, _, code := runCLI(t, "check", "--json", "../../testdata/real/ethtool_S_ice_ethq.txt")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var res struct {
+		Model string
+		Rules []struct{ Rule, State, Detail string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Model != "1 netdev" {
+		t.Errorf("model %q, want 1 netdev", res.Model)
+	}
+	for _, r := range res.Rules {
+		if r.Rule == "phy-errors" && (r.State != "cannot_evaluate" || !strings.Contains(r.Detail, "a single reading, and rates need a second one")) {
+			t.Errorf("phy-errors on one reading: %s %q", r.State, r.Detail)
+		}
+	}
+}
