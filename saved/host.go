@@ -238,6 +238,9 @@ func (h *host) describe() string {
 	if n := len(h.netdevs); n > 0 {
 		parts = append(parts, plural(n, "netdev"))
 	}
+	if n := len(h.dcb); n > 0 {
+		parts = append(parts, "QoS settings of "+plural(n, "netdev"))
+	}
 	if n := len(h.qps); n > 0 {
 		parts = append(parts, plural(n, "QP"))
 	}

@@ -91,8 +91,14 @@ func (l *loader) mlnxQos(sec *section, in *Input) bool {
 		nd = "unnamed-qos"
 		cfg.Netdev = nd
 	}
+	// A transcript of several mlnx_qos commands on one netdev prints its
+	// state after each: the last is the one in effect.
+	again := ""
+	if _, seen := l.h.dcb[nd]; seen {
+		again = " (again: this later reading is the one kept)"
+	}
 	l.h.dcb[nd] = cfg
-	in.read("%s: trust %s, PFC on priorities %v", nd, orUnknown(cfg.Trust), cfg.PFCEnabled)
+	in.read("%s: trust %s, PFC on priorities %v%s", nd, orUnknown(cfg.Trust), cfg.PFCEnabled, again)
 	return true
 }
 

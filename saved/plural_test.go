@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,22 @@ func TestReadCountsAgreeInNumber(t *testing.T) {
 		if got := plural(n, "counter"); got != want {
 			t.Errorf("plural(%d) = %q", n, got)
 		}
+	}
+}
+
+// A transcript of two mlnx_qos commands on one netdev: both readings are
+// listed, the second said to be the one kept, and the model names the QoS
+// settings it holds (it was an empty line).
+func TestMlnxQosTwiceOnOneNetdev(t *testing.T) {
+	res, err := Load([]string{"../testdata/real/mlnx_qos_trust_dscp_pfc3_att_netarbiter.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := res.Inputs[0].Read
+	if len(read) != 2 || strings.Contains(read[0], "again") || !strings.HasSuffix(read[1], "(again: this later reading is the one kept)") {
+		t.Errorf("read: %q", read)
+	}
+	if res.Summary != "QoS settings of 1 netdev" {
+		t.Errorf("model %q", res.Summary)
 	}
 }
