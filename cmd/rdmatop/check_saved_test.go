@@ -119,7 +119,7 @@ func TestCheckSavedJSON(t *testing.T) {
 func TestCheckSavedText(t *testing.T) {
 	out, _, code := runCLI(t, "check", savedHost(t))
 	if code != 1 || !strings.Contains(out, "\ninputs\n") || !strings.Contains(out, "read     rxe0 port 1: ACTIVE on veth0") ||
-		!strings.Contains(out, "model    2 RDMA devices, 2 RDMA ports, 1 kernel log events; 2 readings") ||
+		!strings.Contains(out, "model    2 RDMA devices, 2 RDMA ports, 1 kernel log event; 2 readings") ||
 		!strings.Contains(out, "[packet-loss]") {
 		t.Errorf("exit %d:\n%s", code, out)
 	}
