@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -316,5 +318,36 @@ func TestFrameAccess(t *testing.T) {
 		if err == nil {
 			t.Error("a frame with a cancelled context")
 		}
+	}
+}
+
+// The demo agrees with itself: its capture is of this host (the local end
+// of every flow is a GID of mlx5_0/1, so the QPs view joins QP 0x1a4 with
+// its flow), and its QoS settings are listed once per netdev (the DCB
+// replies are one recording, replayed for both).
+func TestDemoConsistent(t *testing.T) {
+	f := defaultFrames(t)[3]
+	gids := map[string]bool{}
+	for _, g := range f.Snapshot.Config.GIDs {
+		if g.Device == "mlx5_0" && g.Port == 1 {
+			if a, err := netip.ParseAddr(g.GID); err == nil {
+				gids[a.Unmap().String()] = true
+			}
+		}
+	}
+	if len(f.Wire.Flows) == 0 {
+		t.Fatal("no flow")
+	}
+	for _, fl := range f.Wire.Flows {
+		if !gids[fl.Src] && !gids[fl.Dst] {
+			t.Errorf("flow %d %s -> %s: neither end is a GID of mlx5_0/1 %v", fl.ID, fl.Src, fl.Dst, gids)
+		}
+	}
+	var netdevs []string
+	for _, d := range f.Snapshot.Config.DCB {
+		netdevs = append(netdevs, d.Netdev)
+	}
+	if !slices.Equal(netdevs, []string{"eth0", "eth1"}) {
+		t.Errorf("DCB listed for %v, want eth0 and eth1 once each", netdevs)
 	}
 }

@@ -11,8 +11,8 @@ import (
 )
 
 // The wire: each tick, one second of the RoCEv2 connection between the
-// peer (requester, 192.168.3.20) and this host's QP 0x1a4 on eth0
-// (responder, 192.168.3.10), as a capture at this host would show it:
+// peer (requester, 192.168.10.21) and this host's QP 0x1a4 on eth0
+// (responder, 192.168.10.11, its RoCEv2 GID), as a capture at this host would show it:
 // RDMA WRITEs of 16 KiB (4 packets at PMTU 4096) answered by ACKs, DSCP 26
 // (priority 3), ECT(0). The pcap is written with capture/scenario and
 // read back by the monitor's one analyzer, as `rdmatop replay` would.
@@ -26,9 +26,9 @@ const (
 
 var (
 	peer = scenario.Endpoint{MAC: net.HardwareAddr{0xb8, 0xce, 0xf6, 0x11, 0x22, 0x33},
-		IP: netip.MustParseAddr("192.168.3.20"), QPN: 0x3c4}
+		IP: netip.MustParseAddr("192.168.10.21"), QPN: 0x3c4}
 	local = scenario.Endpoint{MAC: net.HardwareAddr{0xb8, 0xce, 0xf6, 0x5a, 0x3c, 0x10},
-		IP: netip.MustParseAddr("192.168.3.10"), QPN: 0x1a4}
+		IP: netip.MustParseAddr("192.168.10.11"), QPN: 0x1a4}
 )
 
 // wire returns the capture of the second before tick i, as a pcap.

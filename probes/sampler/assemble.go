@@ -190,7 +190,11 @@ func guidString(d sysfs.Device) string {
 
 func (s *Sampler) configViews(c *collected, snap *probes.Snapshot) {
 	for _, nd := range sortedKeys(c.dcb) {
-		snap.Config.DCB = append(snap.Config.DCB, c.dcb[nd].Snapshot())
+		// The settings are those of the netdev asked for, whatever name
+		// the reply echoes (a recorded or fake reply may carry another).
+		d := c.dcb[nd].Snapshot()
+		d.Netdev = nd
+		snap.Config.DCB = append(snap.Config.DCB, d)
 	}
 	for _, nd := range sortedKeys(c.ecn) {
 		e := c.ecn[nd]
