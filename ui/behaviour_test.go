@@ -499,3 +499,43 @@ func TestStripKeepsResolvedInReplay(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns the Flows and QPs views keep the object's id and the key
+// numbers (issue 18, item 7): the columns declared droppable give way
+// (TR, PKTS, Gb/s, p99µs; the PSNs, RQPN, TYPE, PORT), not GAPS, RETX,
+// NAKS, CNPS, CE or the QP; a flow's two IPv4 addresses are never cut.
+func TestNarrowTablesKeepTheKeyColumns(t *testing.T) {
+	m := loaded(t, monitor.ModeLive)
+	m = sized(m, 80, 24)
+	m = press(m, "3")
+	screen := m.Render()
+	lines := strings.Split(screen, "\n")
+	var head string
+	for _, l := range lines {
+		if strings.Contains(l, "SRC → DST") {
+			head = l
+		}
+	}
+	for _, col := range []string{"ID", "SRC → DST", "QP", "GAPS", "RETX", "NAKS", "CNPS", "CE", "!"} {
+		if !strings.Contains(head, col) {
+			t.Errorf("Flows at 80 columns lacks %s: %q", col, head)
+		}
+	}
+	if strings.Contains(screen, "192.168.77.1 → 192.168.7…") || !strings.Contains(screen, "192.168.77.1 → 192.168.77.2") {
+		t.Errorf("a flow's addresses cut:\n%s", screen)
+	}
+	m = press(m, "2")
+	for _, l := range strings.Split(m.Render(), "\n") {
+		if strings.Contains(l, "LQPN") {
+			head = l
+		}
+	}
+	for _, col := range []string{"DEVICE", "LQPN", "STATE", "PID", "COMM", "GAPS", "RETX", "NAKS", "CNPS"} {
+		if !strings.Contains(head, col) {
+			t.Errorf("QPs at 80 columns lacks %s: %q", col, head)
+		}
+	}
+	if got := srcDst("255.255.255.255", "255.255.255.255"); len([]rune(got)) > srcDstWidth {
+		t.Errorf("%q is wider than the column", got)
+	}
+}

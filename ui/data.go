@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/internal/termtext"
@@ -21,23 +22,25 @@ const maxEvents = 2000
 const qpCommCol = 9
 
 var (
-	qpCols = []column{{Title: "DEVICE", Width: 9}, {Title: "PORT", Width: 4, Right: true, Num: true},
-		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true},
-		{Title: "TYPE", Width: 5}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true},
-		{Title: "SQ PSN", Width: 9, Right: true, Num: true}, {Title: "RQ PSN", Width: 9, Right: true, Num: true},
+	// Drop: what gives way at 80 columns, first to last (the QP, its
+	// state and owner, and the wire's loss numbers stay).
+	qpCols = []column{{Title: "DEVICE", Width: 9}, {Title: "PORT", Width: 4, Right: true, Num: true, Drop: 5},
+		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true, Drop: 3},
+		{Title: "TYPE", Width: 5, Drop: 4}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true, Drop: 7},
+		{Title: "SQ PSN", Width: 9, Right: true, Num: true, Drop: 1}, {Title: "RQ PSN", Width: 9, Right: true, Num: true, Drop: 2},
 		// who owns the QP comes before the wire columns: on a narrow
 		// terminal it is the wire stats that are cut, not the owner
 		{Title: "COMM", Width: 14},
-		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
+		{Title: "Gb/s", Width: 6, Right: true, Num: true, Drop: 6}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 0, Right: true, Num: true}}
-	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST", Width: 33},
+	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST", Width: srcDstWidth},
 		{Title: "QP", Width: 8},
-		{Title: "TR", Width: 3}, {Title: "PKTS", Width: 7, Right: true, Num: true},
-		{Title: "Gb/s", Width: 6, Right: true, Num: true}, {Title: "GAPS", Width: 5, Right: true, Num: true},
+		{Title: "TR", Width: 3, Drop: 1}, {Title: "PKTS", Width: 7, Right: true, Num: true, Drop: 2},
+		{Title: "Gb/s", Width: 6, Right: true, Num: true, Drop: 3}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
-		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "CE", Width: 5, Right: true, Num: true},
-		{Title: "p99µs", Width: 6, Right: true, Num: true}, {Title: "!", Width: 0}}
+		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "CE", Width: 4, Right: true, Num: true},
+		{Title: "p99µs", Width: 6, Right: true, Num: true, Drop: 4}, {Title: "!", Width: 0}}
 	eventCols = []column{{Title: "TIME", Width: 12}, {Title: "SEV", Width: 4}, {Title: "SOURCE", Width: 6},
 		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 24}, {Title: "DETAIL", Width: 0}}
 	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20}, {Title: "SOURCE", Width: 9},
@@ -327,7 +330,7 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 		}
 		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
 		rs = append(rs, newRow(
-			[]string{strconv.Itoa(w.ID), termtext.Sanitize(w.Src) + " → " + termtext.Sanitize(w.Dst), probes.FormatQPN(w.DestQP),
+			[]string{strconv.Itoa(w.ID), srcDst(w.Src, w.Dst), probes.FormatQPN(w.DestQP),
 				termtext.Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
 			[]float64{float64(w.ID), 0, float64(w.DestQP), 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
@@ -418,4 +421,17 @@ func (m *Model) selectedPort() *probes.Port {
 		return nil
 	}
 	return &m.frame.Snapshot.Ports[m.port]
+}
+
+// srcDstWidth holds any two IPv4 addresses: "255.255.255.255→255.255.255.255".
+const srcDstWidth = 31
+
+// srcDst is a flow's endpoints, with spaces around the arrow when they fit
+// in the column (an address is never cut for them).
+func srcDst(src, dst string) string {
+	src, dst = termtext.Sanitize(src), termtext.Sanitize(dst)
+	if s := src + " → " + dst; utf8.RuneCountInString(s) <= srcDstWidth {
+		return s
+	}
+	return src + "→" + dst
 }

@@ -185,6 +185,38 @@ type column struct {
 	Width int
 	Right bool
 	Num   bool // sorts numerically
+	// Drop, when not 0, lets the column give way on a narrow terminal:
+	// the columns with Drop set go, 1 first, until the rest fits; the
+	// others (the object's id, the key numbers) never drop.
+	Drop int
+}
+
+// shown says which columns fit in width: every column, or without the
+// droppable ones, lowest Drop first, until the rest fits.
+func shown(cols []column, width int) []bool {
+	on := make([]bool, len(cols))
+	need := 2 // the cursor
+	for i, c := range cols {
+		on[i] = true
+		if c.Width == 0 {
+			need += utf8.RuneCountInString(c.Title)
+		} else {
+			need += c.Width + 1
+		}
+	}
+	for drop := 1; need > width; drop++ {
+		found := false
+		for i, c := range cols {
+			if c.Drop == drop && on[i] {
+				on[i], found = false, true
+				need -= c.Width + 1
+			}
+		}
+		if !found && drop > len(cols) {
+			break
+		}
+	}
+	return on
 }
 
 // row of a table: cells as text, numbers for numeric sort (NaN when
@@ -288,7 +320,11 @@ func (t *table) selected() *row {
 func (t *table) headerLine(width int) string {
 	var b strings.Builder
 	b.WriteString("  ")
+	on := shown(t.Cols, width)
 	for i, c := range t.Cols {
+		if !on[i] {
+			continue
+		}
 		title := c.Title
 		if i == t.SortCol {
 			if t.Desc {
@@ -320,7 +356,11 @@ func (t *table) line(r *row, cursor bool, width int) string {
 	} else {
 		b.WriteString("  ")
 	}
+	on := shown(t.Cols, width)
 	for i, c := range t.Cols {
+		if !on[i] {
+			continue
+		}
 		cell := ""
 		if i < len(r.Cells) {
 			cell = r.Cells[i]
