@@ -539,3 +539,20 @@ func TestNarrowTablesKeepTheKeyColumns(t *testing.T) {
 		t.Errorf("%q is wider than the column", got)
 	}
 }
+
+// At 80×24 the overview keeps the error rates: their heading and at least
+// two rows, the blank lines between the panels giving way first (the
+// heading used to be the last line, over no row).
+func TestOverviewErrorRatesAt80x24(t *testing.T) {
+	m := sized(loaded(t, monitor.ModeLive), 80, 24)
+	lines := strings.Split(m.Render(), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "TOP ERROR RATES") {
+			if i+2 >= len(lines) || strings.TrimSpace(lines[i+1]) == "" || strings.TrimSpace(lines[i+2]) == "" || strings.Contains(lines[i+2], "q quit") {
+				t.Fatalf("error rates without two rows at 80×24:\n%s", m.Render())
+			}
+			return
+		}
+	}
+	t.Fatalf("no error rates at 80×24:\n%s", m.Render())
+}

@@ -67,7 +67,23 @@ func (m Model) overview(h int) []string {
 	}
 	if s != nil {
 		if errs := topErrors(s, 5); len(errs) > 0 {
-			out = append(out, "", m.paint(m.styles.ColumnHeader, fit("  TOP ERROR RATES", w)))
+			// On a short screen (80×24) the panels above fill the height:
+			// the blank lines between them give way first, then the last
+			// lines above, so that the error rates keep their heading and
+			// at least two rows (a heading over nothing told nothing).
+			keep := min(len(errs), 2)
+			if over := len(out) + 2 + len(errs) - h; over > 0 {
+				out = dropBlankLines(out, over)
+			}
+			sep := []string{""}
+			if len(out)+1+keep > h {
+				sep = nil
+			}
+			if room := h - len(sep) - 1 - keep; len(out) > room && room >= 0 {
+				out = out[:room]
+			}
+			out = append(out, sep...)
+			out = append(out, m.paint(m.styles.ColumnHeader, fit("  TOP ERROR RATES", w)))
 			out = append(out, errs...)
 		}
 	}
@@ -163,6 +179,17 @@ func topErrors(s *probes.Snapshot, n int) []string {
 	var out []string
 	for i := 0; i < len(es) && i < n; i++ {
 		out = append(out, "  "+fit(termtext.Sanitize(es[i].name), 50)+fitRight(num(es[i].rate), 9)+"/s")
+	}
+	return out
+}
+
+// dropBlankLines removes up to n empty lines of out, the last first.
+func dropBlankLines(out []string, n int) []string {
+	for i := len(out) - 1; i >= 0 && n > 0; i-- {
+		if out[i] == "" {
+			out = append(out[:i], out[i+1:]...)
+			n--
+		}
 	}
 	return out
 }
