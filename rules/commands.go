@@ -1,21 +1,30 @@
 package rules
 
-import "regexp"
+import (
+	"regexp"
+
+	"github.com/expr-lang/expr"
+)
 
 // Confirm and fix lines are written with upper-case placeholders:
 // DEV, N (a port, after a slash: DEV/N, ports/N), IFACE, PRIO, PID,
-// QPN, PEER_IP. A finding's lines come with every placeholder its objects
-// know filled in, so that they run as printed; what the finding cannot
-// know (a peer's GID index, a PCI address) stays a placeholder.
-var placeholder = regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PRIO|PID|QPN|PEER_IP)\b|/N\b`)
+// QPN, PEER_IP, PCI_ADDR. A finding's lines come with every placeholder its
+// objects know filled in, and those its rule's vars compute from its data
+// (a PCI address a kernel log line names), so that they run as printed;
+// what the finding cannot know (a peer's GID index) stays a placeholder.
+var placeholder = regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PRIO|PID|QPN|PEER_IP|PCI_ADDR)\b|/N\b`)
 
-// renderCommands fills the placeholders of lines from a finding's objects;
-// lines without any come back as they are (no copy).
-func renderCommands(lines []string, objs map[string]string) []string {
-	if len(objs) == 0 {
+// renderCommands fills the placeholders of lines from a finding's objects
+// and its rule's vars (placeholder → value); lines without any come back
+// as they are (no copy).
+func renderCommands(lines []string, objs, vars map[string]string) []string {
+	if len(objs) == 0 && len(vars) == 0 {
 		return lines
 	}
 	val := func(ph string) (string, bool) {
+		if v := vars[ph]; v != "" {
+			return v, true
+		}
 		var k string
 		switch ph {
 		case "DEV":
@@ -56,6 +65,24 @@ func renderCommands(lines []string, objs map[string]string) []string {
 	}
 	if out == nil {
 		return lines
+	}
+	return out
+}
+
+// varValues computes r's vars on o (nil without any): each a string, or
+// left out when it yields anything else or fails.
+func (r *Rule) varValues(o *object) map[string]string {
+	if len(r.vars) == 0 {
+		return nil
+	}
+	env := o.prepare(r.Params)
+	out := make(map[string]string, len(r.vars))
+	for name, p := range r.vars {
+		if v, err := expr.Run(p, env); err == nil {
+			if s, ok := v.(string); ok && s != "" {
+				out[name] = s
+			}
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -24,16 +25,33 @@ func TestRenderCommands(t *testing.T) {
 		"ibv_rc_pingpong -d rxe0 -g GIDX PEER  # N of them",
 		"nothing to fill",
 	}
-	if got := renderCommands(in, objs); !slices.Equal(got, want) {
+	if got := renderCommands(in, objs, nil); !slices.Equal(got, want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 	// A flow knows no device: its lines keep DEV, and the pack's own
 	// slice is never written to.
 	flow := map[string]string{"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": "0x000011"}
-	if got := renderCommands(in, flow); got[0] != in[0] || &got[0] != &in[0] {
+	if got := renderCommands(in, flow, nil); got[0] != in[0] || &got[0] != &in[0] {
 		t.Errorf("flow: %q (a copy made for nothing to fill)", got[0])
 	}
 	if in[0] != "cat /sys/class/infiniband/DEV/ports/N/counters/link_downed" {
 		t.Error("the pack's line was changed")
+	}
+}
+
+// A rule's vars must name a placeholder of the one notation: a misspelt
+// one is an error at load, not a line that silently keeps it.
+func TestVarsNameAPlaceholder(t *testing.T) {
+	r := Rule{ID: "x", Title: "x", Severity: Warning, Scope: ScopeHost, When: "true", Cause: "c",
+		Confirm: []string{"lspci -s PCI_ADDR"}, Fix: []string{"f"}, Vars: map[string]string{"PCI": `"0000:01:00.0"`}}
+	if err := r.compile(); err == nil || !strings.Contains(err.Error(), `"PCI" is not a placeholder`) {
+		t.Errorf("vars PCI: %v", err)
+	}
+	r.Vars = map[string]string{"PCI_ADDR": `"0000:01:00.0"`}
+	if err := r.compile(); err != nil {
+		t.Fatal(err)
+	}
+	if got := renderCommands(r.Confirm, nil, map[string]string{"PCI_ADDR": "0000:01:00.0"}); got[0] != "lspci -s 0000:01:00.0" {
+		t.Errorf("%q", got)
 	}
 }

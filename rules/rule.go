@@ -63,6 +63,11 @@ type Rule struct {
 	For      Duration           `yaml:"for" json:"for,omitempty"`
 	Params   map[string]float64 `yaml:"params" json:"params,omitempty"`
 	Evidence string             `yaml:"evidence" json:"evidence"`
+	// Vars, optional, give confirm and fix placeholders (PCI_ADDR, IFACE, …)
+	// values that the rule's data knows and its objects do not: an
+	// expression each, on the same names as when (an address a kernel log
+	// line named). One that yields nothing or fails leaves the placeholder.
+	Vars map[string]string `yaml:"vars" json:"vars,omitempty"`
 	// Magnitude, optional, is how much of the symptom one finding shows
 	// (the PSNs a flow lost, the packets it resent), a number that ranks
 	// the findings of this variant among themselves: the flow that lost
@@ -80,6 +85,8 @@ type Rule struct {
 	// retransmissions it causes): the cause ranks first and the symptoms
 	// are shown under it (group.go).
 	Explains []string `yaml:"explains" json:"explains,omitempty"`
+	// vars are Vars compiled.
+	vars map[string]*vm.Program
 	// Source is file:line where the rule is defined.
 	Source string `yaml:"-" json:"source"`
 
@@ -325,6 +332,17 @@ func (r *Rule) compile() error {
 		return err
 	}
 	r.compiled = c
+	r.vars = map[string]*vm.Program{}
+	for name, src := range r.Vars {
+		if !placeholder.MatchString(name) || placeholder.FindString(name) != name {
+			return fmt.Errorf("vars: %q is not a placeholder of confirm and fix (%s)", name, placeholder)
+		}
+		p, err := expr.Compile(src, expr.Env(Env{}))
+		if err != nil {
+			return fmt.Errorf("vars.%s: %v", name, err)
+		}
+		r.vars[name] = p
+	}
 	for i := range r.Also {
 		v := &r.Also[i]
 		if !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, v.Scope) {

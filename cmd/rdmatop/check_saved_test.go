@@ -234,3 +234,18 @@ func TestSingleReadingSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// Commands run as printed: the PCI address a kernel log line names fills
+// nic-hardware-event's lspci and devlink lines (the rule's vars), from a
+// real dmesg (gpud's issue, testdata/real/MANIFEST.md).
+func TestCommandsNameThePCIAddress(t *testing.T) {
+	out, _, code := runCLI(t, "check", "../../testdata/real/dmesg_mlx5_pcie_insufficient_power_gpud.txt")
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"lspci -vvv -s 0000:5c:00.0 |", "devlink health diagnose pci/0000:5c:00.0 reporter fw"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in:\n%s", want, out)
+		}
+	}
+}
