@@ -556,3 +556,27 @@ func TestOverviewErrorRatesAt80x24(t *testing.T) {
 	}
 	t.Fatalf("no error rates at 80×24:\n%s", m.Render())
 }
+
+// The Config view's verdicts are one line a rule, with how many objects it
+// is on (the fixture's ecn-not-capable on six flows was six lines), and at
+// 80 columns the Counters view keeps VALUE, DELTA, RATE/s and UNIT (NATIVE
+// and SOURCE give way).
+func TestConfigVerdictsAndCountersAt80(t *testing.T) {
+	m := press(sized(loaded(t, monitor.ModeLive), 80, 24), "6")
+	screen := m.Render()
+	if n := strings.Count(screen, "[ecn-not-capabl"); n > 1 || !strings.Contains(screen, "WARNING 6× RoCEv2 traffic is not ECN-capable") {
+		t.Errorf("ecn-not-capable %d times, or without its count:\n%s", n, screen)
+	}
+	m = press(m, "5")
+	var head string
+	for _, l := range strings.Split(m.Render(), "\n") {
+		if strings.Contains(l, "NAME") {
+			head = l
+		}
+	}
+	for _, col := range []string{"NAME", "VALUE", "DELTA", "RATE/s", "UNIT"} {
+		if !strings.Contains(head, col) {
+			t.Errorf("Counters at 80 columns lacks %s: %q", col, head)
+		}
+	}
+}

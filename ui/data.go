@@ -43,7 +43,7 @@ var (
 		{Title: "p99µs", Width: 6, Right: true, Num: true, Drop: 4}, {Title: "!", Width: 0}}
 	eventCols = []column{{Title: "TIME", Width: 12}, {Title: "SEV", Width: 4}, {Title: "SOURCE", Width: 6},
 		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 24}, {Title: "DETAIL", Width: 0}}
-	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20}, {Title: "SOURCE", Width: 9},
+	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20, Drop: 2}, {Title: "SOURCE", Width: 9, Drop: 1},
 		{Title: "VALUE", Width: 14, Right: true, Num: true}, {Title: "DELTA", Width: 10, Right: true, Num: true},
 		{Title: "RATE/s", Width: 9, Right: true, Num: true}, {Title: "UNIT", Width: 0}}
 )

@@ -74,13 +74,29 @@ func configLines(f *monitor.Frame) []string {
 	var l []string
 	// Verdicts: what the configuration rules say about this host.
 	l = append(l, "VERDICTS")
+	// One line a rule, the first finding's evidence (findings come worst
+	// first within a rule) and how many more objects it is on: the same
+	// verdict on six flows is one verdict.
 	n := 0
-	for _, fd := range f.Findings {
+	more := map[string]int{}
+	var order []*rules.Finding
+	for i := range f.Findings {
+		fd := &f.Findings[i]
 		if fd.Resolved || !configRules[fd.Rule] {
 			continue
 		}
 		n++
-		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+termtext.Sanitize(fd.Title)+" ["+fd.Rule+"] "+termtext.Sanitize(fd.Evidence))
+		if _, seen := more[fd.Rule]; !seen {
+			order = append(order, fd)
+		}
+		more[fd.Rule]++
+	}
+	for _, fd := range order {
+		count := "" // before the title, which a narrow screen cuts
+		if k := more[fd.Rule]; k > 1 {
+			count = strconv.Itoa(k) + "× "
+		}
+		l = append(l, "  "+strings.ToUpper(string(fd.Severity))+" "+count+termtext.Sanitize(fd.Title)+" ["+fd.Rule+"] "+termtext.Sanitize(fd.Evidence))
 	}
 	if n == 0 {
 		l = append(l, "  no configuration rule fires (MTU, PFC, ECN/DCQCN, GIDs, memory)")
