@@ -57,7 +57,7 @@ the NIC's own traffic only when its sniffer mode is on (see docs/replay.md).`,
 			var seen uint64
 			for f, err := range r.Frames(ctx) {
 				if err != nil {
-					return err
+					return failure{err} // the live capture failed once running
 				}
 				if f.Interval != nil {
 					seen += f.Interval.Packets

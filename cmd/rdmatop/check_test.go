@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -125,5 +129,45 @@ func TestCheckNamedCaptureThatIsNot(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "not a pcap or pcapng capture: first bytes 68 65 6c 6c") {
 			t.Errorf("%s: exit %d, %q", cmd, code, stderr)
 		}
+	}
+}
+
+// Exit codes tell "fix the command" (2) from "fix the host" (3): a listen
+// address that does not parse is the user's input; one that is taken is
+// the machine's.
+func TestExitCodeFailureIsNotUsage(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	root := "../../testdata/sysfs/mlx5-roce-cx6dx-t0"
+	if _, stderr, code := runCLI(t, "serve", "--root", root, "--listen", ln.Addr().String()); code != 3 || !strings.Contains(stderr, "address already in use") {
+		t.Errorf("serve on a taken address: exit %d, %q; want 3", code, stderr)
+	}
+	if _, stderr, code := runCLI(t, "serve", "--root", root, "--listen", "not-an-address"); code != 2 {
+		t.Errorf("serve on a malformed address: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// Without CAP_NET_RAW a live capture cannot open its packet socket: that
+// is the host's (exit 3), and the message names the capability. Run as
+// nobody (65534) from root.
+func TestCaptureWithoutPermissionIsAFailure(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the binary as nobody")
+	}
+	bin := buildRdmatop(t)
+	for d := filepath.Dir(bin); d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil { // nobody must reach the binary
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(bin, "capture", "-i", "lo", "--duration", "1s")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 || !strings.Contains(string(out), "CAP_NET_RAW") {
+		t.Errorf("capture as nobody: %v, %q; want exit 3 naming CAP_NET_RAW", err, out)
 	}
 }

@@ -120,7 +120,10 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 			if lostFrames > 0 || lostTicks > 0 {
 				fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: WARNING: %d captured packets and %d host ticks were not written: the disk fell behind the capture (their analysis is complete; the file is not)\n", lostFrames, lostTicks)
 			}
-			return runErr
+			if runErr != nil {
+				return failure{runErr} // a live run or its file failed once running
+			}
+			return nil
 		},
 	}
 	hf.register(cmd)

@@ -73,7 +73,11 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				r.Close()
-				return usageError{fmt.Errorf("--listen %s: %w", listen, err)}
+				err = fmt.Errorf("--listen %s: %w", listen, err)
+				if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, os.ErrPermission) {
+					return failure{err} // the address is fine; the host will not give it
+				}
+				return usageError{err}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -124,11 +128,14 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				if err != nil {
 					// A live run only stops on a failure: say it, stop serving.
 					srv.Close()
-					return err
+					if replay == "" {
+						return failure{err}
+					}
+					return err // a damaged recording: its input
 				}
 				if replay == "" {
 					srv.Close()
-					return errors.New("the run ended")
+					return failure{errors.New("the run ended")}
 				}
 				// A replay ended: keep serving its last tick, /healthz
 				// saying it finished.

@@ -70,6 +70,9 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 			}
 		case o.needWire:
 			closeSrc()
+			if errors.Is(err, os.ErrPermission) {
+				return nil, nil, failure{err}
+			}
 			return nil, nil, err
 		default:
 			// The host still runs; every Frame says why there is no wire.
