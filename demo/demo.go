@@ -178,9 +178,14 @@ func (s *Scenario) Next(ctx context.Context) (monitor.Record, error) {
 // Close ends the scenario.
 func (s *Scenario) Close() error { return nil }
 
+// CaptureName says what the demo's capture is: the mirrored traffic of
+// one QP (0x0001a4's connection), not all of eth0's, which the port
+// counters count (tens of Gb/s of other QPs and storage).
+const CaptureName = "demo: a mirror of QP 0x0001a4's connection"
+
 // Describe names the demo's capture.
 func (s *Scenario) Describe(sum *capture.Summary) {
-	sum.File, sum.Format, sum.LinkType = Source, "pcap", "ethernet"
+	sum.File, sum.Format, sum.LinkType = CaptureName, "pcap", "ethernet"
 }
 
 // Config is the pipeline over a new scenario: what `rdmatop demo` runs.

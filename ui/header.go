@@ -163,6 +163,11 @@ func wireLine(f *monitor.Frame) string {
 		return "no capture"
 	}
 	s := "wire " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	if f.Mode == monitor.ModeDemo && w.File != "" {
+		// The demo captures one QP's mirror beside ports that carry far
+		// more: say so, or its rate reads as a contradiction.
+		s = "wire (" + termtext.Sanitize(w.File) + ") " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	}
 	if iv != nil && iv.DurationSec > 0 {
 		s += " (" + trim(float64(iv.RoCEPackets)/iv.DurationSec) + "/s, " +
 			strconv.FormatFloat(float64(iv.Bytes)*8/iv.DurationSec/1e9, 'f', 2, 64) + " Gb/s)"

@@ -60,3 +60,21 @@ func TestExplainsSummaryCountsPerKind(t *testing.T) {
 		t.Errorf("%q, want %q", got, want)
 	}
 }
+
+// The demo's capture is one QP's mirror beside ports carrying far more:
+// the wire line says so, or "0.00 Gb/s" beside a 66 Gb/s port reads as a
+// contradiction (issue 18, item 10).
+func TestDemoWireLineSaysWhatItCaptures(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode = monitor.ModeDemo
+	w := *f.Wire
+	w.File = "demo: a mirror of QP 0x0001a4's connection"
+	f.Wire = &w
+	if got := wireLine(&f); !strings.HasPrefix(got, "wire (demo: a mirror of QP 0x0001a4's connection) ") {
+		t.Errorf("%q", got)
+	}
+	f.Mode = monitor.ModeReplay
+	if got := wireLine(&f); !strings.HasPrefix(got, "wire 4972 RoCE pkts") {
+		t.Errorf("a replay's wire line: %q", got)
+	}
+}
