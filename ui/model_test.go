@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
@@ -77,6 +78,42 @@ func TestGoldenViews(t *testing.T) {
 				}
 				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
 				golden.RequireEqual(t, fm.Render())
+			})
+		}
+	}
+}
+
+// Golden views with colour on, at 80×24 and 160×45 (issue 18, item 7):
+// every view, driven through teatest, compared with its escape codes, and
+// no line wider than the terminal once they are measured as cells.
+func TestGoldenViewsColour(t *testing.T) {
+	f := fixtureFrame(t)
+	for _, size := range [][2]int{{80, 24}, {160, 45}} {
+		for v := 0; v < numViews; v++ {
+			name := strings.ToLower(viewNames[v]) + "_" + itoa(size[0]) + "x" + itoa(size[1])
+			t.Run(name, func(t *testing.T) {
+				tm := teatest.NewTestModel(t, New(Options{Interval: time.Second}),
+					teatest.WithInitialTermSize(size[0], size[1]))
+				tm.Send(FrameMsg{f})
+				tm.Send(keyMsg(itoa(v + 1)))
+				if err := tm.Quit(); err != nil {
+					t.Fatal(err)
+				}
+				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+				out := fm.Render()
+				if !strings.Contains(out, "\x1b[") {
+					t.Fatal("no colour: the test would prove nothing")
+				}
+				lines := strings.Split(out, "\n")
+				if len(lines) > size[1] {
+					t.Errorf("%d lines on a %d-line terminal", len(lines), size[1])
+				}
+				for i, l := range lines {
+					if w := ansi.StringWidth(l); w > size[0] {
+						t.Errorf("line %d is %d cells wide: %q", i, w, ansi.Strip(l))
+					}
+				}
+				golden.RequireEqual(t, out)
 			})
 		}
 	}
