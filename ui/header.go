@@ -237,6 +237,10 @@ func (m Model) strip() []string {
 		if f.Resolved {
 			title += " (resolved)" // before what a narrow screen cuts
 		}
+		if m.frame != nil && m.frame.Mode == monitor.ModeReplay && m.width >= 120 && !f.FirstSeen.IsZero() {
+			// A replay tells when: the finding's span in the file.
+			title = f.FirstSeen.UTC().Format("15:04:05") + "–" + f.LastSeen.UTC().Format("15:04:05") + " " + title
+		}
 		line := cur + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
 		if f.ExplainedBy != nil {
 			// a symptom of the cause above it

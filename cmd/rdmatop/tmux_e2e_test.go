@@ -102,10 +102,11 @@ func TestTmuxReplayCapture(t *testing.T) {
 	capture := filepath.Join(wd, "../../testdata/rxe/pcap/lossy1.pcap")
 	s := startTmux(t, 160, 48, bin+" replay "+capture)
 	// It opens on the answer: the file read, paused at its end, the
-	// flow that lost the most (flow 1, 22 PSNs) selected.
+	// flow that lost the most (flow 1, 22 PSNs) selected, with when in
+	// the file it was lost (lossy1: 20:25:40 to 20:25:41).
 	pane := s.waitFor("REPLAY", "RoCE packets are being lost", "[END]", "[PAUSED]")
-	if !strings.Contains(pane, "▶ CRIT RoCE packets are being lost — dest_qp=0x000011 dst=192.168.77.2 flow=1 ") {
-		t.Errorf("the strip does not open on flow 1's packet-loss:\n%s", pane)
+	if !strings.Contains(pane, "▶ CRIT 20:25:40–20:25:41 RoCE packets are being lost — dest_qp=0x000011 dst=192.168.77.2 flow=1 ") {
+		t.Errorf("the strip does not open on flow 1's packet-loss with its span:\n%s", pane)
 	}
 	s.keys("3")
 	s.waitFor("192.168.77.1", "192.168.77.2")
