@@ -61,62 +61,55 @@ func press(m Model, keys ...string) Model {
 
 func sized(m Model, w, h int) Model { return send(m, tea.WindowSizeMsg{Width: w, Height: h}) }
 
-// Golden views: every view at two sizes, driven through a real (test)
-// Program by teatest, compared as plain text (NO_COLOR).
-func TestGoldenViews(t *testing.T) {
+// goldenViews renders every view of the fixture at each size through a
+// real (test) Program by teatest, and checks each rendering.
+func goldenViews(t *testing.T, o Options, sizes [][2]int, check func(t *testing.T, out string, w, h int)) {
 	f := fixtureFrame(t)
-	for _, size := range [][2]int{{100, 30}, {160, 48}} {
+	o.Interval = time.Second
+	for _, size := range sizes {
 		for v := 0; v < numViews; v++ {
 			name := strings.ToLower(viewNames[v]) + "_" + itoa(size[0]) + "x" + itoa(size[1])
 			t.Run(name, func(t *testing.T) {
-				tm := teatest.NewTestModel(t, New(Options{NoColor: true, Interval: time.Second}),
-					teatest.WithInitialTermSize(size[0], size[1]))
+				tm := teatest.NewTestModel(t, New(o), teatest.WithInitialTermSize(size[0], size[1]))
 				tm.Send(FrameMsg{f})
 				tm.Send(keyMsg(itoa(v + 1)))
 				if err := tm.Quit(); err != nil {
 					t.Fatal(err)
 				}
 				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-				golden.RequireEqual(t, fm.Render())
+				check(t, fm.Render(), size[0], size[1])
 			})
 		}
 	}
 }
 
+// Golden views: every view at two sizes, compared as plain text
+// (NO_COLOR).
+func TestGoldenViews(t *testing.T) {
+	goldenViews(t, Options{NoColor: true}, [][2]int{{100, 30}, {160, 48}}, func(t *testing.T, out string, _, _ int) {
+		golden.RequireEqual(t, out)
+	})
+}
+
 // Golden views with colour on, at 80×24 and 160×45 (issue 18, item 7):
-// every view, driven through teatest, compared with its escape codes, and
-// no line wider than the terminal once they are measured as cells.
+// compared with their escape codes, and no line wider than the terminal
+// once they are measured as cells.
 func TestGoldenViewsColour(t *testing.T) {
-	f := fixtureFrame(t)
-	for _, size := range [][2]int{{80, 24}, {160, 45}} {
-		for v := 0; v < numViews; v++ {
-			name := strings.ToLower(viewNames[v]) + "_" + itoa(size[0]) + "x" + itoa(size[1])
-			t.Run(name, func(t *testing.T) {
-				tm := teatest.NewTestModel(t, New(Options{Interval: time.Second}),
-					teatest.WithInitialTermSize(size[0], size[1]))
-				tm.Send(FrameMsg{f})
-				tm.Send(keyMsg(itoa(v + 1)))
-				if err := tm.Quit(); err != nil {
-					t.Fatal(err)
-				}
-				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
-				out := fm.Render()
-				if !strings.Contains(out, "\x1b[") {
-					t.Fatal("no colour: the test would prove nothing")
-				}
-				lines := strings.Split(out, "\n")
-				if len(lines) > size[1] {
-					t.Errorf("%d lines on a %d-line terminal", len(lines), size[1])
-				}
-				for i, l := range lines {
-					if w := ansi.StringWidth(l); w > size[0] {
-						t.Errorf("line %d is %d cells wide: %q", i, w, ansi.Strip(l))
-					}
-				}
-				golden.RequireEqual(t, out)
-			})
+	goldenViews(t, Options{}, [][2]int{{80, 24}, {160, 45}}, func(t *testing.T, out string, w, h int) {
+		if !strings.Contains(out, "\x1b[") {
+			t.Fatal("no colour: the test would prove nothing")
 		}
-	}
+		lines := strings.Split(out, "\n")
+		if len(lines) > h {
+			t.Errorf("%d lines on a %d-line terminal", len(lines), h)
+		}
+		for i, l := range lines {
+			if cells := ansi.StringWidth(l); cells > w {
+				t.Errorf("line %d is %d cells wide: %q", i, cells, ansi.Strip(l))
+			}
+		}
+		golden.RequireEqual(t, out)
+	})
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
