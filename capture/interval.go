@@ -399,7 +399,9 @@ func (t *Tracker) untouch(f *Flow) {
 		return
 	}
 	tc := t.touched.at(f.touchIdx)
-	d := f.ivCounters().minus(t.touched.markOf(tc))
+	// Its undecided gaps can no longer be decided: the interval reports
+	// them, as the capture's evicted totals do.
+	d := f.counters().minus(t.touched.markOf(tc))
 	if d != (flowCounters{}) {
 		d.addTo(&t.ivGone)
 		t.ivGone.Flows++

@@ -20,11 +20,13 @@ func newIDWire() *idWire {
 	return &idWire{a: a, ts: 1}
 }
 
-func (w *idWire) send(psn uint32, id uint16) {
+func (w *idWire) send(psn uint32, id uint16) { w.sendQP(0x12, psn, id) }
+
+func (w *idWire) sendQP(qp, psn uint32, id uint16) {
 	var d Decoded
 	d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen, d.IPID = wireA, wireB, true, EncapRoCEv2, 100, id
 	p := &d.RoCE
-	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = roce.Opcode(roce.OpWriteOnly), 0x12, psn
+	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = roce.Opcode(roce.OpWriteOnly), qp, psn
 	p.Headers |= roce.HasRETH
 	p.PayloadLen = 1024
 	w.pkt++
@@ -100,6 +102,24 @@ func TestGapOpenAtACutWaitsForItsFill(t *testing.T) {
 		}
 		if s := w.a.Summary(); s.Totals.PSNGaps != 1 {
 			t.Fatalf("whole capture: %d gaps; want 1", s.Totals.PSNGaps)
+		}
+	})
+	t.Run("evicted undecided", func(t *testing.T) {
+		// A flow table of one: the next QP evicts the flow whose gap is
+		// still open. It can no longer be decided; the interval reports
+		// it, as the whole capture's evicted totals do.
+		w := newIDWire()
+		w.a = NewAnalyzer(Config{NoICRC: true, TrackerConfig: TrackerConfig{MaxFlows: 1}})
+		w.a.Begin(1)
+		w.send(1, 101)
+		w.send(3, 103)
+		if g, _, _ := w.cut(1000); g != 0 {
+			t.Fatalf("interval 1: %d gaps; want 0 (undecided)", g)
+		}
+		w.sendQP(0x13, 1, 104)
+		w.ts += 1000
+		if s := w.a.Cut(w.ts); s.Totals.PSNGaps != 1 || s.FlowsEvicted != 1 {
+			t.Fatalf("interval 2: %d gaps, %d evicted; want 1 1", s.Totals.PSNGaps, s.FlowsEvicted)
 		}
 	})
 	t.Run("decided before the cut", func(t *testing.T) {
