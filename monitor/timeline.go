@@ -34,6 +34,8 @@ type Timeline struct {
 	// times holds every Frame's time computed so far, by index (8 bytes
 	// a Frame, a day of 1 s ticks in 700 KB), so that the screen can
 	// jump to when something began without a search through the run.
+	// tmu guards it alone: IndexAfter answers while At computes.
+	tmu    sync.Mutex
 	times  []int64
 	base   int  // index of window[0]
 	cost   int  // estimated bytes of the window
@@ -129,9 +131,11 @@ func (t *Timeline) fix(f Frame) Frame {
 // push adds f to the window, dropping the oldest Frames beyond its budget
 // (always keeping the newest two).
 func (t *Timeline) push(f Frame) {
+	t.tmu.Lock()
 	if i := t.base + len(t.window); i == len(t.times) {
 		t.times = append(t.times, f.Time.UnixNano())
 	}
+	t.tmu.Unlock()
 	t.window = append(t.window, f)
 	t.cost += frameCost(&f)
 	limit := t.MaxBytes
@@ -148,10 +152,11 @@ func (t *Timeline) push(f Frame) {
 
 // IndexAfter returns the index of the first Frame computed so far whose
 // time is after at: the tick that first shows what began at at (a tick is
-// judged at its end). ok is false when no Frame computed so far is.
+// judged at its end). ok is false when no Frame computed so far is. It
+// answers at once, also while At computes.
 func (t *Timeline) IndexAfter(at time.Time) (i int, ok bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+	t.tmu.Lock()
+	defer t.tmu.Unlock()
 	ns := at.UnixNano()
 	i = sort.Search(len(t.times), func(k int) bool { return t.times[k] > ns })
 	return i, i < len(t.times)

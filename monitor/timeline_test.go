@@ -78,3 +78,26 @@ func TestTimelineCancel(t *testing.T) {
 	}
 	tl.Close()
 }
+
+// IndexAfter answers while At computes (the screen calls it from a key,
+// and a long read of the recording must not freeze the screen): it does
+// not take the lock At holds.
+func TestIndexAfterDoesNotWaitForAt(t *testing.T) {
+	tl := NewTimeline(context.Background(), nil)
+	tl.times = []int64{10, 20, 30}
+	tl.mu.Lock() // as At does while it reads
+	defer tl.mu.Unlock()
+	done := make(chan int, 1)
+	go func() {
+		i, _ := tl.IndexAfter(time.Unix(0, 15))
+		done <- i
+	}()
+	select {
+	case i := <-done:
+		if i != 1 {
+			t.Errorf("IndexAfter(15) = %d, want 1 (the Frame at 20)", i)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("IndexAfter waited for At's lock")
+	}
+}

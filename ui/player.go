@@ -62,6 +62,9 @@ type (
 		f   monitor.Frame
 		ok  bool
 		err error
+		// res is the recording's conclusion, read with the Frame past
+		// the end (in the command: Update never waits on the timeline).
+		res *monitor.Result
 	}
 	liveMsg struct {
 		f   monitor.Frame
@@ -106,7 +109,13 @@ func (p *Player) fetch(i int) tea.Cmd {
 	tl := p.opts.Timeline
 	return tea.Batch(func() tea.Msg {
 		f, ok, err := tl.At(i)
-		return frameAtMsg{f, ok, err}
+		m := frameAtMsg{f: f, ok: ok, err: err}
+		if !ok {
+			if res, done := tl.Result(); done {
+				m.res = &res
+			}
+		}
+		return m
 	}, p.poll())
 }
 
@@ -158,13 +167,11 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		var cmds []tea.Cmd
 		f := m.f
-		if !m.ok {
+		if m.res != nil {
 			// At the end, the file's conclusion: the flows judged on the
 			// whole capture (not on the last tick), everything that fired
 			// with when it began and ended.
-			if res, ok := p.opts.Timeline.Result(); ok {
-				f.Findings = res.Findings
-			}
+			f.Findings = m.res.Findings
 		}
 		p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
 		cmds = append(cmds, p.forward(FrameMsg{Frame: f}))
