@@ -2,8 +2,6 @@ package rules
 
 import (
 	"regexp"
-
-	"github.com/expr-lang/expr"
 )
 
 // Confirm and fix lines are written with upper-case placeholders:
@@ -71,14 +69,14 @@ func renderCommands(lines []string, objs, vars map[string]string) []string {
 
 // varValues computes r's vars on o (nil without any): each a string, or
 // left out when it yields anything else or fails.
-func (r *Rule) varValues(o *object) map[string]string {
+func (e *Engine) varValues(r *Rule, o *object) map[string]string {
 	if len(r.vars) == 0 {
 		return nil
 	}
 	env := o.prepare(r.Params)
 	out := make(map[string]string, len(r.vars))
 	for name, p := range r.vars {
-		if v, err := expr.Run(p, env); err == nil {
+		if v, err := e.machine.Run(p, env); err == nil {
 			if s, ok := v.(string); ok && s != "" {
 				out[name] = s
 			}

@@ -295,7 +295,7 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 			e.stale++ // its queue item
 		}
 		objs := o.keys()
-		vars := r.varValues(o)
+		vars := e.varValues(r, o)
 		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause,
 			Confirm: renderCommands(r.Confirm, objs, vars), Fix: renderCommands(r.Fix, objs, vars), Docs: r.Docs,
 			Objects: objs, FirstSeen: now}

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
-
-	"github.com/expr-lang/expr"
 )
 
 // Rendering a finding's evidence is most of what a finding costs, and an
@@ -120,10 +118,9 @@ func (e *Engine) setEvidence(en *entry, r *Rule, v *Variant, o *object) {
 	env := o.prepare(r.Params)
 	if v.magnitude != nil {
 		// A magnitude that cannot be computed here ranks as none.
-		m, err := expr.Run(v.magnitude, env)
-		en.f.Magnitude, _ = m.(float64)
-		if err != nil {
-			en.f.Magnitude = 0
+		en.f.Magnitude = 0
+		if m, err := e.machine.Run(v.magnitude, env); err == nil {
+			en.f.Magnitude, _ = m.(float64)
 		}
 	}
 	if v.evProgram != nil {

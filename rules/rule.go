@@ -334,7 +334,7 @@ func (r *Rule) compile() error {
 	r.compiled = c
 	r.vars = map[string]*vm.Program{}
 	for name, src := range r.Vars {
-		if !placeholder.MatchString(name) || placeholder.FindString(name) != name {
+		if placeholder.FindString(name) != name {
 			return fmt.Errorf("vars: %q is not a placeholder of confirm and fix (%s)", name, placeholder)
 		}
 		p, err := expr.Compile(src, expr.Env(Env{}))
