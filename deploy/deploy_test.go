@@ -110,7 +110,8 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 	}
 }
 
-// The alerts pass promtool: the file is valid and the unit tests in
+// The alerts pass promtool (the one place it runs): the file exporter.Alerts
+// generated is valid, and the unit tests in
 // prometheus/alerts_test.yaml hold (for: durations, RdmatopDown,
 // staleness on receipt time).
 func TestAlertsPromtool(t *testing.T) {

@@ -26,6 +26,10 @@ type Options struct {
 	// Stale is how many Frames a series survives without news before it
 	// is dropped (0: DefaultStale): a port or counter that vanished.
 	Stale int
+	// Now is the wall clock that stamps a Frame's receipt
+	// (rdmatop_frame_received_timestamp_seconds, /healthz); time.Now when
+	// nil.
+	Now func() time.Time
 }
 
 // Bounds of the per-QP series and of a series' life without news.
@@ -82,6 +86,9 @@ func New(o Options) *Exporter {
 	if o.Stale <= 0 {
 		o.Stale = DefaultStale
 	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	return &Exporter{opts: o, acc: map[string]*series{}, descs: map[string]*prometheus.Desc{},
 		eventKinds: map[eventKind]bool{}, natives: nativeNames()}
 }
@@ -90,7 +97,7 @@ func New(o Options) *Exporter {
 // ones scrapes see.
 func (e *Exporter) Update(f monitor.Frame) {
 	e.gen++
-	now := time.Now()
+	now := e.opts.Now()
 	b := &builder{e: e, out: make([]prometheus.Metric, 0, len(e.metrics)+64), received: now}
 	b.frame(&f)
 	// Counters of objects gone for a while are forgotten (and the map

@@ -323,3 +323,23 @@ func TestRingDrops(t *testing.T) {
 		t.Errorf("kernel drops %v, want 8", got)
 	}
 }
+
+// Staleness is judged on when a Frame reached the exporter, by its clock
+// (Options.Now), not on the Frame's own time: a replay's Frames carry the
+// recording's.
+func TestFrameReceivedIsTheExportersClock(t *testing.T) {
+	now := time.Date(2026, 12, 4, 5, 0, 0, 0, time.UTC)
+	e := New(Options{Now: func() time.Time { return now }})
+	f := fixtureFrames(t)[1]
+	e.Update(f)
+	mfs := gather(t, e)
+	if v, ok := value(t, mfs, "rdmatop_frame_received_timestamp_seconds", nil); !ok || v != float64(now.Unix()) {
+		t.Errorf("received %v (%v), want %d", v, ok, now.Unix())
+	}
+	if v, _ := value(t, mfs, "rdmatop_frame_timestamp_seconds", nil); v != float64(f.Time.UnixNano())/1e9 {
+		t.Errorf("frame time %v, want the Frame's %v", v, f.Time)
+	}
+	if _, last := e.Health(); !last.Equal(now) {
+		t.Errorf("Health's last receipt %v, want %v", last, now)
+	}
+}
