@@ -10,6 +10,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
 )
@@ -41,9 +42,30 @@ func checkSaved(cmd *cobra.Command, paths []string, pack *rules.Pack) (checkResu
 	if res.Err != nil {
 		return checkResult{}, usageError{res.Err}
 	}
-	return checkResult{Source: "saved outputs " + strings.Join(paths, " "), Findings: res.Findings, Rules: res.Rules,
-		Inputs: out.Inputs, Model: out.Summary, Host: out.Snapshots[len(out.Snapshots)-1],
-		Snapshots: len(out.Snapshots)}, nil
+	host := out.Snapshots[len(out.Snapshots)-1]
+	cr := checkResult{Source: "saved outputs " + strings.Join(paths, " "), Findings: res.Findings, Rules: res.Rules,
+		Inputs: out.Inputs, Model: out.Summary, Host: host, Snapshots: len(out.Snapshots)}
+	if !judgeable(host) {
+		// Settings alone (a QoS transcript), or one reading of a netdev's
+		// counters: the rules judge a port's state or counter rates, so
+		// every rule that "held" here held on nothing.
+		cr.Unknown = "nothing was checked: the inputs hold " + out.Summary +
+			", but no RDMA port, QP, GID or kernel log event, nor two readings of counters to take rates from" +
+			" (add the port's sysfs counters, or a second ethtool -S some seconds later)"
+	}
+	return cr, nil
+}
+
+// judgeable reports whether a model of saved outputs holds what a rule
+// judges: an RDMA port (its state), a QP, a GID, a kernel log event, or a
+// port's counters read twice (rates).
+func judgeable(s *probes.Snapshot) bool {
+	for _, p := range s.Ports {
+		if p.Device != "" || s.Interval > 0 {
+			return true
+		}
+	}
+	return len(s.QPs) > 0 || len(s.Config.GIDs) > 0 || len(s.Events) > 0
 }
 
 // writeInputs lists what each input was and what was read from it.

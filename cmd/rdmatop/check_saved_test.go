@@ -211,19 +211,30 @@ func TestCheckSavedOneHost(t *testing.T) {
 }
 
 // One ethtool reading has no rates: check says that is why the counter
-// rules cannot evaluate (not that the host lacks the counters), and its
-// model line agrees in number ("1 netdev").
+// rules cannot evaluate (not that the host lacks the counters), its model
+// line agrees in number ("1 netdev"), and with nothing judged (no RDMA
+// port, one reading) the verdict is UNKNOWN, exit 2, never OK. A QoS
+// transcript alone is the same.
 func TestSingleReadingSaysWhy(t *testing.T) {
 	out, _, code := runCLI(t, "check", "--json", "../../testdata/real/ethtool_S_ice_ethq.txt")
-	if code != 0 {
-		t.Fatalf("exit %d", code)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2 (nothing judged)", code)
 	}
 	var res struct {
-		Model string
-		Rules []struct{ Rule, State, Detail string }
+		Model   string
+		Unknown string
+		Rules   []struct{ Rule, State, Detail string }
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasPrefix(res.Unknown, "nothing was checked: the inputs hold 1 netdev, but no RDMA port") {
+		t.Errorf("unknown %q", res.Unknown)
+	}
+	for _, f := range []string{"mlnx_qos_trust_dscp_pfc3_att_netarbiter.txt", "ethtool_S_mlx5_cx4_k4.15_ethq.txt"} {
+		if one, _, code := runCLI(t, "check", "--oneline", "../../testdata/real/"+f); code != 2 || !strings.HasPrefix(one, "UNKNOWN: nothing was checked") {
+			t.Errorf("%s: exit %d, %q; want UNKNOWN, exit 2", f, code, one)
+		}
 	}
 	if res.Model != "1 netdev" {
 		t.Errorf("model %q, want 1 netdev", res.Model)
