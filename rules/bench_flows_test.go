@@ -75,19 +75,17 @@ func fleetCapture(nFlows int) *capture.Summary {
 // each time.
 //
 // Measured with go test -run '^$' -bench 'EvaluatePackFlows' -benchmem
-// -count=2 ./rules/ (on a shared 2-core VM, the engine before and after
-// run one after the other):
+// -count=3 ./rules/ (on a shared 2-core VM):
 //
-//	before  1.22-1.37 s/op  159,200,000 B/op  5,022,300 allocs/op
-//	after   65-70 ms/op       1,788,000 B/op     17,940 allocs/op
-//
-// Before, every flow had its environment built and ran every flow-scope
-// condition, reading fields by reflection (a copy of flow.naks and of
-// wire.totals per read), and pfc-not-enabled-roce-prio failed 100,000
-// times on a capture without host data. Now flows are made one at a time
-// with their peers found by place, the conditions' leading counter tests
-// are decided in Go (flowfast.go), that failure is found once a frame,
-// and only the flows findings name are mapped to their peers.
+//	before      1.22-1.37 s/op  159,200,000 B/op  5,022,300 allocs/op
+//	2026-12-02  65-70 ms/op       1,788,000 B/op     17,940 allocs/op
+//	            (conditions' leading tests decided by a copy of expr in Go)
+//	2026-12-04  119 ms/op         3,668,000 B/op    222,000 allocs/op
+//	            (the same code, beside the next line)
+//	2026-12-04  32-38 ms/op       2,290,000 B/op     28,300 allocs/op
+//	            (one evaluator: the flow rules' on lists, read once per
+//	            flow into a mask, pass over the calm flows; the few
+//	            others run expr)
 func BenchmarkEvaluatePackFlows(b *testing.B) {
 	p, err := Default()
 	if err != nil {

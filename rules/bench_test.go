@@ -70,29 +70,21 @@ func benchEvaluate(b *testing.B, snap *probes.Snapshot) {
 // (TestEvaluateAllocsBounded).
 //
 // Measured with go test -run '^$' -bench BenchmarkEvaluatePack -benchmem
-// -count=3 ./rules/ (medians, on a shared 2-core VM, the engine before and
-// after run one after the other):
+// -count=3 ./rules/ (the range of the runs, on a shared 2-core VM):
 //
-//	before  14.6 ms/op  4,795,890 B/op  109,397 allocs/op
-//	after   2.47 ms/op    573,779 B/op   10,227 allocs/op
-//	now     1.99-2.5 ms/op  583,467 B/op   10,152 allocs/op (evidence
-//	        rendered from the object's Env, not a copy; 2026-12-02, the
-//	        machine's speed varies by a third from run to run)
-//	now     1.31-2.2 ms/op  362,000 B/op   4,424 allocs/op (port and
-//	        priority conditions evaluated in Go, portcond.go, failures
-//	        included, without expr's panic; port evidence rendered in Go,
-//	        evfast.go; healthy QPs passed over without an object;
-//	        2026-12-02, load average 2.6-3.5 on the 2 cores: in the same
-//	        minutes the engine before measured 2.1-3.9 ms/op, and the
-//	        previous attempt, which kept answers and evidence while their
-//	        inputs stayed the same, 1.3-2.1 ms/op, 4,150 allocs/op)
+//	2026-12-02  1.31-2.2 ms/op  362,000 B/op   4,424 allocs/op (with a
+//	            second interpreter of expr and text/template in Go)
+//	2026-12-04  1.16 ms/op      387,000 B/op   4,483 allocs/op (the same
+//	            code, measured beside the next line)
+//	2026-12-04  2.09-2.13 ms/op 701,000 B/op  12,589 allocs/op (one
+//	            evaluator: every condition is expr's, through its public
+//	            API; a QP that did not change keeps the answers of the
+//	            conditions that read only it, qpmemo.go)
 //
-// What remains: the quick tests of 10,000 QPs for each qp-scope rule
-// (a fifth of the time), the port conditions evaluated in Go (a quarter:
-// a walk of the expr tree per port) and those left to expr (they read the
-// host or a computed counter name), and grouping the findings.
-// BenchmarkEvaluatePackMoving is the honest figure: here the frame is the
-// same tick after tick.
+// Where it goes: the 144 port and priority objects run about 1,000
+// conditions through expr (a VM and its stack per run are most of the
+// allocations), building the 10,000 QPs' views and telling which changed
+// about a fifth, rendering evidence a quarter.
 func BenchmarkEvaluatePack(b *testing.B) {
 	benchEvaluate(b, fleetSnapshot(10_000, 0, false))
 }
@@ -106,9 +98,14 @@ func BenchmarkEvaluatePack(b *testing.B) {
 //
 //	before  28.5 ms/op  8,567,333 B/op  165,159 allocs/op
 //	after   7.33 ms/op  2,833,269 B/op   15,910 allocs/op
+//	2026-12-04, beside each other: 3.65 ms/op, 10,245 allocs/op with the
+//	second interpreter; 5.07-5.23 ms/op, 3,261,000 B/op, 19,108 allocs/op
+//	with one evaluator (the 1,500 firing QPs' identities, keys and
+//	grouping are most of it, as before)
 //
-// A QP that keeps firing unchanged keeps its evidence (evidence.go): a few
-// allocations a tick (its identity and key), not a template rendered.
+// A QP that keeps firing unchanged keeps its answers (qpmemo.go) and its
+// evidence (evidence.go): a few allocations a tick (its identity and
+// key), not a condition run or a template rendered.
 func BenchmarkEvaluatePackQPsInError(b *testing.B) {
 	benchEvaluate(b, fleetSnapshot(10_000, 100, true))
 }

@@ -99,11 +99,9 @@ func TestCaptureIncomplete(t *testing.T) {
 	p := wirePack(t)
 	host := cLossy1Host(t)
 	iv := host.Interval // 14.1 s: the capture ran over the whole of it
-	rx0 := Env{counters: host.Ports[0].Counters}
 	var counted float64
 	for _, n := range []string{"rx_packets", "tx_packets"} {
-		d, _ := rx0.Delta(n).(float64)
-		counted += d
+		counted += float64(*firstCounter(host.Ports[0].Counters, n).Delta)
 	}
 	if host.Ports[0].Device != "rxe0" || counted != 3267+1736 {
 		t.Fatalf("rxe0 counted %g packets, the dump says 3267 sent + 1736 received", counted)
@@ -244,6 +242,7 @@ func TestCaptureIncompleteTickByTick(t *testing.T) {
 	dropped := cLive(wAnalyze(t, wtd+"rxe/pcap/lossy1.pcap"), "veth0", u64p(12), iv)
 
 	e := NewEngine(p)
+	defer CheckNoFailures(t, e)
 	t0 := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 	for i, c := range []struct {
 		wire  *capture.Summary
@@ -297,6 +296,7 @@ func TestCaptureBlindTickByTick(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 3, 0, 0, 0, time.UTC)
 	run := func(live bool, wires ...*capture.Summary) []string {
 		e := NewEngine(p)
+		defer CheckNoFailures(t, e)
 		var states []string
 		for i, w := range wires {
 			res := e.Evaluate(Frame{Time: t0.Add(time.Duration(i) * time.Second), Live: live, Snapshot: busy, Wire: w})

@@ -73,10 +73,10 @@ func (e *Engine) varValues(r *Rule, o *object) map[string]string {
 	if len(r.vars) == 0 {
 		return nil
 	}
-	env := o.prepare(r.Params)
+	env := e.load(o, r.Params)
 	out := make(map[string]string, len(r.vars))
 	for name, p := range r.vars {
-		if v, err := e.machine.Run(p, env); err == nil {
+		if v, err := p(env); err == nil {
 			if s, ok := v.(string); ok && s != "" {
 				out[name] = s
 			}

@@ -32,13 +32,17 @@ func Markdown(p *Pack) string {
 		if r.For > 0 {
 			fmt.Fprintf(&b, ", must hold for %s", time.Duration(r.For))
 		}
-		fmt.Fprintf(&b, " ([troubleshooting](troubleshooting.md#%s))\n\n```\n%s\n```\n", r.ID, strings.TrimSpace(r.When))
+		fmt.Fprintf(&b, " ([troubleshooting](troubleshooting.md#%s))\n", r.ID)
+		where(&b, r.Requires, r.On)
+		fmt.Fprintf(&b, "\n```\n%s\n```\n", strings.TrimSpace(r.When))
 		for _, v := range r.Also {
 			fmt.Fprintf(&b, "\nalso, scope %s", v.Scope)
 			if v.For != nil && *v.For != r.For {
 				fmt.Fprintf(&b, ", must hold for %s", time.Duration(*v.For))
 			}
-			fmt.Fprintf(&b, ":\n\n```\n%s\n```\n", strings.TrimSpace(v.When))
+			b.WriteString(":\n")
+			where(&b, v.Requires, v.On)
+			fmt.Fprintf(&b, "\n```\n%s\n```\n", strings.TrimSpace(v.When))
 		}
 		if len(r.Explains) > 0 {
 			fmt.Fprintf(&b, "\nExplains (ranks above them, lists them under it, on related objects): %s\n", strings.Join(r.Explains, ", "))
@@ -77,14 +81,31 @@ func Markdown(p *Pack) string {
 	b.WriteString("\n## Expression environment\n\n")
 	b.WriteString("`when` is an [expr-lang](https://expr-lang.org) expression, compiled at load (an unknown\n")
 	b.WriteString("name or a type error rejects the rule with file:line). It is evaluated once per object of\n")
-	b.WriteString("the rule's scope. A value that is absent on this host is nil: comparing it makes the\n")
-	b.WriteString("rule *cannot evaluate here* (reported, never taken for healthy); `x ?? 0` opts in to a default.\n\n")
+	b.WriteString("the rule's scope. A value that is absent on this host is nil. A condition says what data it\n")
+	b.WriteString("needs: `known(x, ...)` is false, and the rule *cannot evaluate here* on this object (reported,\n")
+	b.WriteString("never taken for healthy), when a value is nil; `need(cond)` the same when cond is false;\n")
+	b.WriteString("`x ?? 0` opts in to a default. A condition that fails (compares nil) cannot evaluate either.\n\n")
+	b.WriteString("Where a condition is evaluated at all: `requires` is a condition on the frame alone (host,\n")
+	b.WriteString("wire, params), checked once per frame: where it does not hold the rule cannot evaluate. `on`\n")
+	b.WriteString("(scope flow) lists the flow's numbers (`naks.rnr`; `peer.naks.rnr` for its peer's) of which one\n")
+	b.WriteString("must be non-zero, or `field=value` tests, for the condition to be evaluated on a flow; elsewhere\n")
+	b.WriteString("it is false. An index checks it without running anything.\n\n")
 	b.WriteString("Counter functions (the scope port's counters, by canonical or native name; nil when absent):\n")
 	b.WriteString("`Rate(name)` per second, `Delta(name)` since the previous sample, `Value(name)` raw reading,\n")
 	b.WriteString("`Has(name)`, `AnyRate(names...)` the largest rate among those present.\n")
 	b.WriteString("\n")
 	envDoc(&b, "", reflect.TypeOf(Env{}), 0)
 	return b.String()
+}
+
+// where writes a variant's requires and on, when it has them.
+func where(b *strings.Builder, requires string, on []string) {
+	if strings.TrimSpace(requires) != "" {
+		fmt.Fprintf(b, "\nrequires `%s`\n", strings.Join(strings.Fields(requires), " "))
+	}
+	if len(on) > 0 {
+		fmt.Fprintf(b, "\non flows with any of: `%s`\n", strings.Join(on, "`, `"))
+	}
 }
 
 func params(m map[string]float64) string {
@@ -117,6 +138,9 @@ func envDoc(b *strings.Builder, prefix string, t reflect.Type, depth int) {
 			continue
 		}
 		name := f.Tag.Get("expr")
+		if f.Type.Kind() == reflect.Func {
+			continue // the functions, documented above
+		}
 		if name == "" || name == "-" {
 			if f.Anonymous {
 				envDoc(b, prefix, f.Type, depth)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr/vm"
+	"github.com/rdmatop/rdmatop/capture"
 )
 
 const (
@@ -62,18 +62,26 @@ type Engine struct {
 
 	start time.Time // the first frame's time
 
-	machine vm.VM       // reused: one allocation less per evaluation
-	memo    qpMemo      // a qp-scope condition's answers in this frame
-	failed  flowFailure // a flow-scope condition's error in this frame
-	cond    portCond    // evaluates port and priority conditions (portcond.go)
-	// condErrs are expr's errors where port and priority conditions
-	// fail, by the operation and its operands' types.
-	condErrs map[condFail]error
-	// slots are the params of the flow-scope condition slotsFor in frame
-	// slotsAt, as its quick test reads them.
-	slots    []paramSlot
-	slotsFor *Variant
-	slotsAt  uint64
+	env  *Env       // what conditions run on, its functions bound once
+	idx  *flowIndex // the pack's flow on lists (flowindex.go)
+	errs []error    // the pack's on lists that could not be indexed
+	// counters are the ports' counter sets by place, indexed in frame
+	// counterFrame (objects.go).
+	counters     []counterSet
+	counterFrame uint64
+	// qpCur and qpPrev are the QPs of the last two frames that had any,
+	// qpGen numbers those frames, qpSame is reused for objectSet.same,
+	// and qpAns are the answers of conditions that read only their QP,
+	// by variant, at the QP's place (qpmemo.go).
+	qpCur, qpPrev []QPEnv
+	qpSame        []bool
+	qpGen         uint64
+	qpAns         map[*Variant]*qpAnswers
+	// failures are the evaluation errors of conditions, by variant key
+	// (the last of each): a condition that fails instead of saying what
+	// it needs (known, need) is slow and its reason vague. The bundled
+	// pack has none on any fixture (tests).
+	failures map[string]error
 	text     bytes.Buffer // evidence is rendered here
 	frame    uint64       // frames evaluated
 	// timers are the `for` timers by variant key, then object id; only
@@ -109,7 +117,7 @@ type entry struct {
 
 type evidenceOf struct {
 	v  *Variant
-	qp qpMemoKey
+	qp QPFields
 }
 
 type queued struct {
@@ -119,19 +127,27 @@ type queued struct {
 
 // NewEngine returns an engine for pack.
 func NewEngine(p *Pack) *Engine {
-	return &Engine{pack: p, timers: map[string]map[string]timer{}, found: map[string]*entry{}}
+	e := &Engine{pack: p, env: newEnv(), timers: map[string]map[string]timer{}, found: map[string]*entry{},
+		qpAns: map[*Variant]*qpAnswers{}}
+	idx, err := newFlowIndex(p)
+	if err != nil {
+		// Past 64 distinct tests: the flow variants run on every flow.
+		idx, e.errs = &flowIndex{}, []error{err}
+	}
+	e.idx = idx
+	return e
 }
 
 // Start is the time of the first frame the engine evaluated (zero before).
 func (e *Engine) Start() time.Time { return e.start }
 
-// Evaluate runs every rule on f. At fleet size (16 ports, 10,000 QPs) it
-// costs about what the ports cost: a healthy QP is decided without
-// running its conditions or allocating (memo.go), and a QP that keeps
-// firing unchanged keeps its evidence (evidence.go). BenchmarkEvaluatePack
-// and TestEvaluateAllocsBounded hold it there. A capture's flows are
-// decided the same way, most without running their conditions
-// (flowfast.go, BenchmarkEvaluatePackFlows).
+// Evaluate runs every rule on f. Nothing runs that need not: a variant
+// whose requires does not hold is passed over whole, a flow its on list
+// rules out is passed over with one AND (flowindex.go), a QP that did not
+// change keeps the answer of a condition that reads only it (qpmemo.go),
+// and a QP that keeps firing unchanged keeps its evidence (evidence.go).
+// BenchmarkEvaluatePackMoving, BenchmarkEvaluatePackFlows and
+// TestEvaluateAllocsBounded hold it there.
 func (e *Engine) Evaluate(f Frame) Result {
 	e.frame++
 	if e.frame == 1 {
@@ -139,7 +155,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 	}
 	hostv := hostEnv(f)
 	host := &hostv
-	wire := wireEnv(f)
+	e.env.Host, e.env.Wire = host, wireEnv(f) // load sets the rest
 	res := Result{}
 	byScope := map[Scope]*objectSet{}
 	for _, r := range e.pack.Rules {
@@ -148,72 +164,29 @@ func (e *Engine) Evaluate(f Frame) Result {
 		for _, v := range r.variants() {
 			objs := byScope[v.Scope]
 			if objs == nil {
-				objs = objects(f, v.Scope, host, wire)
+				objs = e.objects(f, v.Scope, host)
 				byScope[v.Scope] = objs
 			}
 			if objs.why != "" {
 				whys = append(whys, string(v.Scope)+": "+objs.why)
 				continue
 			}
-			timed := !e.IgnoreFor && v.wait > 0
-			timers := e.timers[v.key]
-			evaluated := 0
-			var lastErr error
-			memo := v.qpReads&qpMemoizable != 0
-			if memo {
-				e.memo.reset()
+			if !e.requires(v, r.Params) {
+				whys = append(whys, string(v.Scope)+": "+missingData(nil, host, true))
+				continue
 			}
-			e.failed = flowFailure{armed: v.flowFails != nil && objs.base != nil && len(objs.flows) > 0 && v.flowFails(objs.base)}
-			it := objectIter{s: objs}
-			for {
-				if v.qpQuick != nil {
-					// Most QPs are decided false by the quick test alone:
-					// passed over without making their object.
-					evaluated += it.skipFalseQPs(v.qpQuick, timers)
-				}
-				o := it.next()
-				if o == nil {
-					break
-				}
-				out, err := e.run(v, o, r.Params, memo)
-				if err != nil {
-					lastErr = err
-					continue
-				}
-				evaluated++
-				if out != true {
-					if len(timers) > 0 {
-						delete(timers, o.id())
-					}
-					continue
-				}
-				id := o.id()
-				if timed {
-					if timers == nil {
-						timers = map[string]timer{}
-						e.timers[v.key] = timers
-					}
-					t, ok := timers[id]
-					if !ok {
-						t.since = f.Time
-					}
-					t.seen = e.frame
-					timers[id] = t
-					if f.Time.Sub(t.since) < v.wait {
-						if state.State != "firing" {
-							state.State = "pending"
-						}
-						continue
-					}
-				}
-				state.State = "firing"
-				e.fire(v.key+"|"+id, r, v, o, f.Time)
+			if objs.flows != nil {
+				e.idx.index(objs.flows, e.frame)
 			}
+			vr := variantRun{e: e, r: r, v: v, now: f.Time, state: &state}
+			vr.timers = e.timers[v.key]
+			vr.timed = !e.IgnoreFor && v.wait > 0
+			vr.all(objs)
 			switch {
-			case evaluated > 0 && state.State == "cannot_evaluate":
+			case vr.evaluated > 0 && state.State == "cannot_evaluate":
 				state.State = "ok"
-			case evaluated == 0 && objs.len() > 0:
-				whys = append(whys, string(v.Scope)+": "+missingData(lastErr, host))
+			case vr.evaluated == 0 && objs.len() > 0:
+				whys = append(whys, string(v.Scope)+": "+vr.missing(host))
 			}
 		}
 		if state.State == "cannot_evaluate" {
@@ -229,53 +202,160 @@ func (e *Engine) Evaluate(f Frame) Result {
 	return res
 }
 
-// run evaluates the condition of v on o. On a QP it first tries the fast
-// paths (memo.go): the condition's plain tests, then its answer on a QP
-// that looks the same to it (memo: v's condition can be memoized).
-func (e *Engine) run(v *Variant, o *object, params map[string]float64, memo bool) (any, error) {
-	if o.qp != nil && v.qpQuick != nil {
-		if t := v.qpQuick(o.qp, o.events); t != unknown {
-			return t == yes, nil
-		}
+// requires reports whether v's requires holds on the frame (or v has
+// none): where it does not, the data v needs is not there.
+func (e *Engine) requires(v *Variant, params map[string]float64) bool {
+	if v.requires == nil {
+		return true
 	}
-	if v.cond != nil {
-		if out, err, ok := e.runCond(v, o.prepare(params)); ok {
-			return out, err
-		}
+	e.load(&object{}, params)
+	out, err := v.requires(e.env)
+	return err == nil && out == true && !e.env.unknown
+}
+
+// load makes the engine's Env show o with params.
+func (e *Engine) load(o *object, params map[string]float64) *Env {
+	env := e.env
+	env.Port, env.Prio, env.QP, env.Flow, env.Peer, env.counters = o.port, o.prio, o.qp, o.flow, o.peer, o.counters
+	env.Params, env.unknown = params, false
+	return env
+}
+
+// answer is what a condition said on an object.
+type answer int8
+
+const (
+	unasked answer = iota // not evaluated (the QP answers' zero value)
+	no
+	yes
+	unknown // known() found data missing, or the condition failed
+)
+
+// ask runs v's condition on o.
+func (e *Engine) ask(v *Variant, o *object, params map[string]float64) (answer, error) {
+	env := e.load(o, params)
+	out, err := v.program(env)
+	switch {
+	case err != nil:
+		return unknown, err
+	case env.unknown:
+		return unknown, nil
+	case out == true:
+		return yes, nil
 	}
-	if o.flow != nil && e.failed.armed {
-		// Fails on every flow of the frame (hostLetFails): the error of
-		// the first.
-		if e.failed.have {
-			return e.failed.ans.out, e.failed.ans.err
-		}
-		out, err := e.machine.Run(v.fast, o.prepare(params))
-		if err != nil {
-			e.failed.have, e.failed.ans = true, memoAnswer{out, err}
-		} else {
-			e.failed.armed = false // not as expected: run them all
-		}
-		return out, err
-	}
-	if o.flow != nil && v.flowQuick != nil {
-		if e.slotsFor != v || e.slotsAt != e.frame {
-			e.slots, e.slotsFor, e.slotsAt = bindParams(e.slots, v.flowParams, params), v, e.frame
-		}
-		if t := v.flowQuick(o.flow, o.peer, o.base, e.slots); t != unknown {
-			return t == yes, nil
-		}
-	}
-	if memo {
-		if k, ok := o.memoKey(v.qpReads); ok {
-			if a, ok := e.memo.get(k); ok {
-				return a.out, a.err
+	return no, nil
+}
+
+// variantRun is one variant evaluated on the objects of one frame.
+type variantRun struct {
+	e         *Engine
+	r         *Rule
+	v         *Variant
+	now       time.Time
+	state     *RuleState
+	timers    map[string]timer
+	timed     bool
+	evaluated int
+	lastErr   error // the last evaluation error, for the reason
+	unknowns  int   // objects where known() found data missing
+}
+
+// all evaluates the variant on every object of s.
+func (vr *variantRun) all(s *objectSet) {
+	e, v := vr.e, vr.v
+	var o object // reused: one object per run, not per QP or flow
+	if len(s.qps) > 0 {
+		memo := e.qpMemo(v, s)
+		for i := range s.qps {
+			o = object{qp: &s.qps[i], srcQP: &s.src[i]}
+			a, err := memo.reuse(i, s)
+			if a == unasked {
+				a, err = e.ask(v, &o, vr.r.Params)
+				memo.keep(i, a, err)
 			}
-			out, err := e.machine.Run(v.fast, o.prepare(params))
-			e.memo.put(k, memoAnswer{out, err})
-			return out, err
+			vr.decided(a, &o, err)
 		}
 	}
-	return e.machine.Run(v.fast, o.prepare(params))
+	for i := range s.flows {
+		if e.idx.skip(v, i, s.peers[i]) {
+			vr.evaluated++
+			vr.dropTimer(&s.flows[i])
+			continue
+		}
+		o = object{flow: &s.flows[i]}
+		if p := s.peers[i]; p >= 0 {
+			o.peer = &s.flows[p]
+		}
+		a, err := e.ask(v, &o, vr.r.Params)
+		vr.decided(a, &o, err)
+	}
+	for i := range s.objs {
+		a, err := e.ask(v, &s.objs[i], vr.r.Params)
+		vr.decided(a, &s.objs[i], err)
+	}
+}
+
+// dropTimer drops the timer of a flow its on list ruled out.
+func (vr *variantRun) dropTimer(fl *capture.FlowSummary) {
+	if len(vr.timers) > 0 {
+		o := object{flow: fl}
+		delete(vr.timers, o.id())
+	}
+}
+
+// decided does what an answer on o calls for: a false one drops o's
+// timer; a true one starts or checks it and fires.
+func (vr *variantRun) decided(a answer, o *object, err error) {
+	switch a {
+	case unknown:
+		if err != nil {
+			vr.lastErr = err
+			if vr.e.failures == nil {
+				vr.e.failures = map[string]error{}
+			}
+			vr.e.failures[vr.v.key] = err
+		} else {
+			vr.unknowns++
+		}
+		return
+	case no:
+		vr.evaluated++
+		if len(vr.timers) > 0 {
+			delete(vr.timers, o.id())
+		}
+		return
+	}
+	vr.evaluated++
+	e, v := vr.e, vr.v
+	id := o.id()
+	if vr.timed {
+		if vr.timers == nil {
+			vr.timers = map[string]timer{}
+			e.timers[v.key] = vr.timers
+		}
+		t, ok := vr.timers[id]
+		if !ok {
+			t.since = vr.now
+		}
+		t.seen = e.frame
+		vr.timers[id] = t
+		if vr.now.Sub(t.since) < v.wait {
+			if vr.state.State != "firing" {
+				vr.state.State = "pending"
+			}
+			return
+		}
+	}
+	vr.state.State = "firing"
+	e.fire(v.key+"|"+id, vr.r, v, o, vr.now)
+}
+
+// missing says why the variant evaluated nothing.
+func (vr *variantRun) missing(host *HostEnv) string {
+	if vr.lastErr == nil && vr.unknowns > 0 {
+		return missingData(nil, host, true)
+	}
+	return missingData(vr.lastErr, host, false)
 }
 
 // fire records that the condition of v holds on o: a new finding, one that
@@ -425,14 +505,14 @@ func (e *Engine) stateSize() (timers, found, order, queue int) {
 	return timers, len(e.found), len(e.order), len(e.queue)
 }
 
-// missingData turns an evaluation error into words: nearly always a
-// counter or setting this host does not have.
-func missingData(err error, host *HostEnv) string {
-	if err == nil {
+// missingData turns why nothing was evaluated into words: known() found
+// data missing (absent), or an evaluation error, nearly always a counter
+// or setting this host does not have.
+func missingData(err error, host *HostEnv, absent bool) string {
+	if err == nil && !absent {
 		return "no data"
 	}
-	msg := err.Error()
-	if strings.Contains(msg, "nil") {
+	if absent || strings.Contains(err.Error(), "nil") {
 		if host.HasSnapshot && host.IntervalSec == 0 {
 			// One reading (a first sample, a single saved output): no
 			// counter has a rate yet, whatever the host has.
@@ -440,7 +520,7 @@ func missingData(err error, host *HostEnv) string {
 		}
 		return "the data this rule needs is not available here (a counter, setting or source this host lacks)"
 	}
-	return msg
+	return err.Error()
 }
 
 // flowPeers maps each flow of the frame's capture that findings name

@@ -41,7 +41,9 @@ func findings(t *testing.T, f Frame) []Finding {
 	}
 	e := NewEngine(p)
 	e.IgnoreFor = true
-	return e.Evaluate(f).Findings
+	fs := e.Evaluate(f).Findings
+	CheckNoFailures(t, e)
+	return fs
 }
 
 func TestPacketLossOnRealLoss(t *testing.T) {

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -31,6 +33,12 @@ type Frame struct {
 // Env is what a rule's `when` and `evidence` see. Fields of the scope's
 // object are set (Port, Prio, QP or Flow); Host and Wire are always there
 // when the frame has them. docs/rules.md documents every name.
+//
+// A condition calls the counter functions (Rate("cnp_sent")) and known()
+// through the Func fields, which newEnv binds to the Env once: expr calls
+// a func(...any) any field directly, where it calls a method by
+// reflection. Go code and evidence templates ({{.Rate "x"}}) call the
+// methods of the same names.
 type Env struct {
 	Port *PortEnv             `expr:"port"`
 	Prio *PrioEnv             `expr:"prio"`
@@ -43,7 +51,87 @@ type Env struct {
 	Wire   *WireEnv             `expr:"wire"`
 	Params map[string]float64   `expr:"params"`
 
-	counters []probes.Counter
+	RateFunc    func(...any) any `expr:"Rate"`
+	DeltaFunc   func(...any) any `expr:"Delta"`
+	ValueFunc   func(...any) any `expr:"Value"`
+	HasFunc     func(...any) any `expr:"Has"`
+	AnyRateFunc func(...any) any `expr:"AnyRate"`
+	KnownFunc   func(...any) any `expr:"known"`
+	NeedFunc    func(...any) any `expr:"need"`
+
+	counters *counterSet
+	// unknown says that known() found data missing in this evaluation:
+	// the condition cannot be evaluated on this object.
+	unknown bool
+}
+
+// newEnv returns an Env with its functions bound to it.
+func newEnv() *Env {
+	e := &Env{}
+	e.RateFunc = func(a ...any) any { return e.Rate(counterName("Rate", a)) }
+	e.DeltaFunc = func(a ...any) any { return e.Delta(counterName("Delta", a)) }
+	e.ValueFunc = func(a ...any) any { return e.Value(counterName("Value", a)) }
+	e.HasFunc = func(a ...any) any { return e.Has(counterName("Has", a)) }
+	e.AnyRateFunc = func(a ...any) any {
+		var best any
+		for i := range a {
+			name, ok := a[i].(string)
+			if !ok {
+				panic(fmt.Sprintf("AnyRate: argument %d is %T, not a counter name", i+1, a[i]))
+			}
+			best = e.larger(best, name)
+		}
+		return best
+	}
+	// known(x, ...) and need(cond) say what data a condition needs: false,
+	// and the condition cannot be evaluated on this object, when a value
+	// is absent (nil) or the condition is not met. They stand where a
+	// missing value would otherwise be compared, so that the common path
+	// runs without errors.
+	e.KnownFunc = func(a ...any) any {
+		for _, v := range a {
+			if isNil(v) {
+				e.unknown = true
+				return false
+			}
+		}
+		return true
+	}
+	e.NeedFunc = func(a ...any) any {
+		if len(a) != 1 {
+			panic(fmt.Sprintf("need: want one condition, have %d arguments", len(a)))
+		}
+		if a[0] != true {
+			e.unknown = true
+			return false
+		}
+		return true
+	}
+	return e
+}
+
+// isNil reports whether v is absent: nil, or a nil pointer (wire, a
+// setting).
+func isNil(v any) bool {
+	if v == nil {
+		return true
+	}
+	r := reflect.ValueOf(v)
+	return r.Kind() == reflect.Pointer && r.IsNil()
+}
+
+// counterName is the one argument of a counter function; anything else
+// fails the evaluation with a message that names the function (expr
+// turns the panic into the evaluation's error).
+func counterName(fn string, a []any) string {
+	if len(a) != 1 {
+		panic(fmt.Sprintf("%s: want one counter name, have %d arguments", fn, len(a)))
+	}
+	s, ok := a[0].(string)
+	if !ok {
+		panic(fmt.Sprintf("%s: counter name is %T, not a string", fn, a[0]))
+	}
+	return s
 }
 
 // PortEnv is one RDMA port.
@@ -76,17 +164,47 @@ type PrioEnv struct {
 	TxPausedPct   any `expr:"tx_paused_pct"`
 }
 
-// QPEnv is one queue pair.
+// QPEnv is one queue pair: what it is (QPFields, comparable: the engine
+// tells a QP that did not change by it) and what happened to it.
 type QPEnv struct {
-	Device           string         `expr:"device"`
-	LQPN             int            `expr:"lqpn"`
-	Type             string         `expr:"type"`
-	State            string         `expr:"state"`
-	PID              any            `expr:"pid"`
-	Comm             string         `expr:"comm"`
-	MemlockBytes     any            `expr:"memlock_bytes"` // soft limit; nil when unlimited or unknown
-	MemlockUnlimited bool           `expr:"memlock_unlimited"`
-	Events           []probes.Event `expr:"events"` // this QP's transitions in the frame
+	QPFields
+	Events []probes.Event `expr:"events"` // this QP's transitions in the frame
+}
+
+// QPFields are a QP's fields, without its events.
+type QPFields struct {
+	Device           string `expr:"device"`
+	LQPN             int    `expr:"lqpn"`
+	Type             string `expr:"type"`
+	State            string `expr:"state"`
+	PID              any    `expr:"pid"`
+	Comm             string `expr:"comm"`
+	MemlockBytes     any    `expr:"memlock_bytes"` // soft limit; nil when unlimited or unknown
+	MemlockUnlimited bool   `expr:"memlock_unlimited"`
+}
+
+// qpEnvOf is what rules see of a snapshot QP. It takes the boxed
+// numbers (pid, memlock) from like, the same QP one frame before, when
+// they did not change: a frame holds 10,000 QPs, and boxing a number
+// allocates.
+func qpEnvOf(q *probes.QP, like *QPEnv) QPEnv {
+	qe := QPEnv{QPFields: QPFields{Device: q.Device, LQPN: int(q.LQPN), Type: q.Type, State: q.State, Comm: q.Comm,
+		MemlockUnlimited: q.MemlockUnlimited}}
+	if q.PID != nil {
+		if like != nil && like.PID == any(*q.PID) {
+			qe.PID = like.PID
+		} else {
+			qe.PID = *q.PID
+		}
+	}
+	if q.MemlockSoft != nil {
+		if v := float64(*q.MemlockSoft); like != nil && like.MemlockBytes == any(v) {
+			qe.MemlockBytes = like.MemlockBytes
+		} else {
+			qe.MemlockBytes = v
+		}
+	}
+	return qe
 }
 
 // HostEnv is host-wide data.
@@ -142,52 +260,47 @@ type WireEnv struct {
 
 // Rate returns the per-second rate of the scope port's counter name
 // (canonical, or native when it has no canonical name), or nil.
-func (e Env) Rate(name string) any {
-	if c := firstCounter(e.counters, name); c != nil && c.Rate != nil {
+func (e *Env) Rate(name string) any {
+	if c := e.counters.get(name); c != nil && c.Rate != nil {
 		return *c.Rate
 	}
 	return nil
 }
 
 // Delta returns the counter's increase since the previous sample, or nil.
-func (e Env) Delta(name string) any {
-	if c := firstCounter(e.counters, name); c != nil && c.Delta != nil {
+func (e *Env) Delta(name string) any {
+	if c := e.counters.get(name); c != nil && c.Delta != nil {
 		return float64(*c.Delta)
 	}
 	return nil
 }
 
 // Value returns the counter's raw reading, or nil.
-func (e Env) Value(name string) any {
-	if c := firstCounter(e.counters, name); c != nil {
+func (e *Env) Value(name string) any {
+	if c := e.counters.get(name); c != nil {
 		return float64(c.Value)
 	}
 	return nil
 }
 
-// firstCounter is the counter Env's methods read for name: the first
-// whose canonical or native name it is, nil when the port has none.
-func firstCounter(cs []probes.Counter, name string) *probes.Counter {
-	for i := range cs {
-		if c := &cs[i]; c.Name == name || c.Native == name {
-			return c
-		}
-	}
-	return nil
-}
-
 // Has reports whether the port has the counter at all.
-func (e Env) Has(name string) bool { return e.Value(name) != nil }
+func (e *Env) Has(name string) bool { return e.counters.get(name) != nil }
 
 // AnyRate returns the largest rate among the names the port has, or nil
 // when it has none of them: rules about one symptom that vendors count
 // under different names.
-func (e Env) AnyRate(names ...string) any {
+func (e *Env) AnyRate(names ...string) any {
 	var best any
 	for _, n := range names {
-		if r := e.Rate(n); r != nil && (best == nil || r.(float64) > best.(float64)) {
-			best = r
-		}
+		best = e.larger(best, n)
+	}
+	return best
+}
+
+// larger is the larger of best and the rate of name, either nil.
+func (e *Env) larger(best any, name string) any {
+	if r := e.Rate(name); r != nil && (best == nil || r.(float64) > best.(float64)) {
+		return r
 	}
 	return best
 }

@@ -15,8 +15,7 @@ import (
 // incident at fleet size can hold thousands of QPs in ERR, frame after
 // frame. When a qp-scope evidence template reads nothing but its QP
 // (qpOnlyEvidence), the engine renders it again only when the QP changed
-// (entry.evidenceOf): the text is the same otherwise. A port's evidence
-// is rendered in Go (evfast.go).
+// (entry.evidenceOf): the text is the same otherwise.
 
 // pureTemplateFuncs are the template functions whose result depends only
 // on their arguments: text/template's own (not call) and templateFuncs.
@@ -104,30 +103,25 @@ func qpOnlyArg(a parse.Node, inQP bool) bool {
 }
 
 // setEvidence renders the evidence of v on o into en, unless its
-// template reads only the QP and en's text is of the same QP.
+// template reads only the QP and en's text is of the same QP (without
+// events).
 func (e *Engine) setEvidence(en *entry, r *Rule, v *Variant, o *object) {
 	var of evidenceOf
-	if v.qpEvidence {
-		if k, ok := o.memoKey(qpAll); ok {
-			of = evidenceOf{v, k}
-		}
+	if v.qpEvidence && o.qp != nil && o.qp.Events == nil {
+		of = evidenceOf{v, o.qp.QPFields}
 	}
 	if of.v != nil && en.evFor == of {
 		return
 	}
-	env := o.prepare(r.Params)
+	env := e.load(o, r.Params)
 	if v.magnitude != nil {
 		// A magnitude that cannot be computed here ranks as none.
 		en.f.Magnitude = 0
-		if m, err := e.machine.Run(v.magnitude, env); err == nil {
+		if m, err := v.magnitude(env); err == nil {
 			en.f.Magnitude, _ = m.(float64)
 		}
 	}
-	if v.evProgram != nil {
-		en.f.Evidence = v.evProgram.render(&e.text, env)
-	} else {
-		en.f.Evidence = render(&e.text, v.fastEvidence, env)
-	}
+	en.f.Evidence = render(&e.text, v.evidence, env)
 	en.evFor = of
 }
 

@@ -843,6 +843,7 @@ func hrRun(t *testing.T, p *rules.Pack, frames []rules.Frame, ignoreFor bool) (r
 	t.Helper()
 	e := rules.NewEngine(p)
 	e.IgnoreFor = ignoreFor
+	defer rules.CheckNoFailures(t, e)
 	var res rules.Result
 	var states []map[string]string
 	for _, f := range frames {

@@ -21,6 +21,13 @@ const goodRule = `
   docs: ["docs/troubleshooting.md#demo-rule"]
 `
 
+// flowRule is goodRule on flows, with an on list.
+func flowRule(on string) string {
+	r := strings.Replace(goodRule, "scope: port", "scope: flow", 1)
+	r = strings.Replace(r, `Rate("cnp_sent") > 1`, "flow.psn_gaps > 0", 1)
+	return strings.Replace(r, "  cause: demo", "  on: "+on+"\n  cause: demo", 1)
+}
+
 func loadOne(content string) error {
 	_, err := Load(fstest.MapFS{"r/a.yaml": {Data: []byte(content)}}, "r")
 	return err
@@ -30,6 +37,9 @@ func loadOne(content string) error {
 func TestBadRuleFiles(t *testing.T) {
 	if err := loadOne(goodRule); err != nil {
 		t.Fatalf("good rule rejected: %v", err)
+	}
+	if err := loadOne(flowRule("[psn_gaps, peer.naks.rnr, encap=rocev1, troubled]")); err != nil {
+		t.Fatalf("good flow rule rejected: %v", err)
 	}
 	for _, c := range []struct {
 		name, content, want string
@@ -45,6 +55,13 @@ func TestBadRuleFiles(t *testing.T) {
 		{"undefined param", strings.Replace(goodRule, `Rate("cnp_sent") > 1`, `Rate("cnp_sent") > params.limit`, 1), "params.limit"},
 		{"bad template", strings.Replace(goodRule, `{{num (.Rate \"cnp_sent\")}}`, `{{.Nope`, 1), "evidence"},
 		{"duplicate id", goodRule + strings.TrimPrefix(goodRule, "\n"), "duplicate rule id \"demo-rule\""},
+		{"requires names an object", strings.Replace(goodRule, "  cause: demo", "  requires: port.mtu != nil\n  cause: demo", 1), "requires (host, wire and params only)"},
+		{"requires not a boolean", strings.Replace(goodRule, "  cause: demo", "  requires: host.qps\n  cause: demo", 1), "requires"},
+		{"on outside scope flow", strings.Replace(goodRule, "  cause: demo", "  on: [psn_gaps]\n  cause: demo", 1), "on: only a flow-scope condition"},
+		{"on unknown field", flowRule("[naks.nope]"), `flow has no nope`},
+		{"on not a number", flowRule("[src]"), "not a number"},
+		{"on value of a number", flowRule("[psn_gaps=3]"), "field=value tests a text field"},
+		{"on a pointer", flowRule("[pcp]"), "not a number"},
 	} {
 		err := loadOne(c.content)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -33,10 +33,9 @@ func hostEnv(f Frame) HostEnv {
 	var sum float64
 	have := false
 	for _, p := range s.Ports {
-		e := Env{counters: p.Counters}
 		for _, n := range []string{"rx_packets", "tx_packets"} {
-			if r := e.Rate(n); r != nil {
-				sum += r.(float64)
+			if c := firstCounter(p.Counters, n); c != nil && c.Rate != nil {
+				sum += *c.Rate
 				have = true
 			}
 		}
@@ -61,6 +60,16 @@ func f64(p *float64) any {
 	return *p
 }
 
+// firstCounter is the first of cs called name (canonical or native).
+func firstCounter(cs []probes.Counter, name string) *probes.Counter {
+	for i := range cs {
+		if c := &cs[i]; c.Name == name || c.Native == name {
+			return c
+		}
+	}
+	return nil
+}
+
 func wireEnv(f Frame) *WireEnv {
 	w := f.Wire
 	if w == nil {
@@ -75,175 +84,108 @@ func wireEnv(f Frame) *WireEnv {
 // objectSet is what the rules of one scope are evaluated on in a frame
 // (or why there is nothing to evaluate: why).
 type objectSet struct {
-	// qps are the snapshot's QPs (scope qp), first, with their events
-	// (by index in qps, ascending). A frame can hold 10,000 QPs: their
-	// objects are made one at a time as a rule goes through them (next).
-	qps    []probes.QP
-	events []eventsAt
-	base   *Env
+	// qps are the snapshot's QPs as rules see them (scope qp), src the
+	// same as sampled, and same says which of them are as they were in
+	// the previous frame that had QPs (at the same place, no events in
+	// either): gen numbers these frames. A frame can hold 10,000 QPs.
+	qps  []QPEnv
+	src  []probes.QP
+	same []bool
+	gen  uint64
 	// flows are the capture's flows (scope flow), and peers the index in
 	// flows of each one's peer (-1: none). A frame can hold 100,000
-	// flows: their objects are made one at a time too, their
-	// environments only when a condition runs on them (flowfast.go).
+	// flows; their objects are made one at a time as a rule goes
+	// through them.
 	flows []capture.FlowSummary
 	peers []int32
-	// objs are the other objects.
+	// objs are the other objects: the host, ports, priorities, and QPs
+	// that changed and vanished within the sample.
 	objs []object
 	why  string
 }
 
-type eventsAt struct {
-	i   int
-	evs []probes.Event
-}
-
 func (s *objectSet) len() int { return len(s.qps) + len(s.flows) + len(s.objs) }
 
-// objectIter goes through an objectSet. The object it returns is valid
-// until the next call.
-type objectIter struct {
-	s     *objectSet
-	i, ev int
-	qp    object
-	fl    object
-	flEnv Env // the environment of fl, when a condition runs on it
-}
-
-func (it *objectIter) next() *object {
-	s, i := it.s, it.i
-	it.i++
-	if i < len(s.qps) {
-		// Only what differs from one QP to the next is written: this runs
-		// for every QP and every qp-scope condition.
-		o := &it.qp
-		o.env, o.base, o.qp, o.events = nil, s.base, &s.qps[i], nil
-		if it.ev < len(s.events) && s.events[it.ev].i == i {
-			o.events = s.events[it.ev].evs
-			it.ev++
-		}
-		return o
-	}
-	if i -= len(s.qps); i < len(s.flows) {
-		o := &it.fl
-		o.env, o.base, o.flow, o.peer, o.name, o.store = nil, s.base, &s.flows[i], nil, "", &it.flEnv
-		if p := s.peers[i]; p >= 0 {
-			o.peer = &s.flows[p]
-		}
-		return o
-	}
-	if i -= len(s.flows); i < len(s.objs) {
-		return &s.objs[i]
-	}
-	return nil
-}
-
-// skipFalseQPs passes over the QPs, from the iterator's place on, that
-// quick decides false, doing what the engine does with a false answer
-// (their timers are dropped), and returns how many it passed. It stops at
-// the first QP quick does not decide false, which next returns.
-func (it *objectIter) skipFalseQPs(quick quickTest, timers map[string]timer) int {
-	s, n := it.s, 0
-	for ; it.i < len(s.qps); it.i++ {
-		q := &s.qps[it.i]
-		var evs []probes.Event
-		withEvents := it.ev < len(s.events) && s.events[it.ev].i == it.i
-		if withEvents {
-			evs = s.events[it.ev].evs
-		}
-		if quick(q, evs) != no {
-			break
-		}
-		if len(timers) > 0 {
-			delete(timers, qpID(q.Device, q.LQPN))
-		}
-		if withEvents {
-			it.ev++
-		}
-		n++
-	}
-	return n
-}
-
 // objects lists what a rule of scope is evaluated on.
-func objects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) *objectSet {
+func (e *Engine) objects(f Frame, scope Scope, host *HostEnv) *objectSet {
 	switch scope {
 	case ScopeQP:
-		return qpObjects(f, host, wire)
+		return e.qpObjects(f, host)
 	case ScopeFlow:
-		return flowObjects(f, host, wire)
+		return flowObjects(f)
 	}
-	objs, why := otherObjects(f, scope, host, wire)
+	objs, why := e.otherObjects(f, scope)
 	return &objectSet{objs: objs, why: why}
 }
 
-// otherObjects lists the objects of the scopes other than qp, or why
-// there is nothing to evaluate.
-func otherObjects(f Frame, scope Scope, host *HostEnv, wire *WireEnv) ([]object, string) {
-	base := Env{Host: host, Wire: wire}
+// otherObjects lists the objects of the host, port and priority scopes,
+// or why there is nothing to evaluate.
+func (e *Engine) otherObjects(f Frame, scope Scope) ([]object, string) {
 	s := f.Snapshot
-	switch scope {
-	case ScopeHost:
-		return []object{{env: &base, name: "host"}}, ""
+	if scope == ScopeHost {
+		return []object{{name: "host"}}, ""
 	}
 	if s == nil {
 		return nil, "no host data in this frame (a capture alone)"
 	}
-	switch scope {
-	case ScopePort, ScopePriority:
-		if len(s.Ports) == 0 {
-			return nil, "no RDMA ports"
-		}
-		var out []object
-		var envs []Env // allocated together, as many as objects
-		n := len(s.Ports)
-		if scope == ScopePriority {
-			n = 0
-			for i := range s.Ports {
-				n += len(s.Ports[i].PFC)
-			}
-		}
-		envs = make([]Env, 0, n)
-		to := maxPayloadTo(f.Wire)
-		for i := range s.Ports {
-			p := &s.Ports[i]
-			pe := &PortEnv{Device: p.Device, Port: p.Port, Netdev: p.Netdev, State: p.State, PhysState: p.PhysState,
-				LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
-				MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
-			for _, e := range s.Events {
-				if e.Device == p.Device && e.Port == p.Port && e.Source == "port" {
-					pe.Events = append(pe.Events, e)
-				}
-			}
-			env := base
-			env.Port, env.counters = pe, p.Counters
-			if scope == ScopePort {
-				envs = append(envs, env)
-				out = append(out, object{env: &envs[len(envs)-1], port: p})
-				continue
-			}
-			for j := range p.PFC {
-				pr := &p.PFC[j]
-				pv := &PrioEnv{Priority: pr.Priority, RxPausePerSec: f64(pr.RxPausePerSec), TxPausePerSec: f64(pr.TxPausePerSec),
-					RxPausedPct: f64(pr.RxPausedPercent), TxPausedPct: f64(pr.TxPausedPercent)}
-				if pr.Enabled != nil {
-					pv.Enabled = *pr.Enabled
-				}
-				envs = append(envs, env)
-				envs[len(envs)-1].Prio = pv
-				out = append(out, object{env: &envs[len(envs)-1], port: p, prio: pr})
-			}
-		}
-		if scope == ScopePriority && len(out) == 0 {
-			return nil, "no per-priority PFC counters (ethtool) on these ports"
-		}
-		return out, ""
+	if scope != ScopePort && scope != ScopePriority {
+		return nil, "unknown scope"
 	}
-	return nil, "unknown scope"
+	if len(s.Ports) == 0 {
+		return nil, "no RDMA ports"
+	}
+	var out []object
+	to := maxPayloadTo(f.Wire)
+	counters := e.portCounters(s.Ports)
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		pe := &PortEnv{Device: p.Device, Port: p.Port, Netdev: p.Netdev, State: p.State, PhysState: p.PhysState,
+			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
+			MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
+		for _, e := range s.Events {
+			if e.Device == p.Device && e.Port == p.Port && e.Source == "port" {
+				pe.Events = append(pe.Events, e)
+			}
+		}
+		if scope == ScopePort {
+			out = append(out, object{port: pe, counters: &counters[i], srcPort: p})
+			continue
+		}
+		for j := range p.PFC {
+			pr := &p.PFC[j]
+			pv := &PrioEnv{Priority: pr.Priority, RxPausePerSec: f64(pr.RxPausePerSec), TxPausePerSec: f64(pr.TxPausePerSec),
+				RxPausedPct: f64(pr.RxPausedPercent), TxPausedPct: f64(pr.TxPausedPercent)}
+			if pr.Enabled != nil {
+				pv.Enabled = *pr.Enabled
+			}
+			out = append(out, object{port: pe, prio: pv, counters: &counters[i], srcPort: p, srcPrio: pr})
+		}
+	}
+	if scope == ScopePriority && len(out) == 0 {
+		return nil, "no per-priority PFC counters (ethtool) on these ports"
+	}
+	return out, ""
+}
+
+// portCounters returns the counter sets of ports, by place, kept from
+// frame to frame so that their indexes are built once.
+func (e *Engine) portCounters(ports []probes.Port) []counterSet {
+	if e.counterFrame == e.frame {
+		return e.counters
+	}
+	e.counterFrame = e.frame
+	if len(e.counters) < len(ports) {
+		e.counters = append(e.counters, make([]counterSet, len(ports)-len(e.counters))...)
+	}
+	for i := range ports {
+		e.counters[i].set(ports[i].Counters)
+	}
+	return e.counters
 }
 
 // flowObjects lists the flows of the frame's capture, each with its peer
 // (the last flow of that id, should two have it).
-func flowObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
+func flowObjects(f Frame) *objectSet {
 	if f.Wire == nil {
 		return &objectSet{why: "no capture in this frame"}
 	}
@@ -282,42 +224,65 @@ func flowObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
 			peers[i] = p
 		}
 	}
-	return &objectSet{flows: flows, peers: peers, base: &Env{Host: host, Wire: wire}}
+	return &objectSet{flows: flows, peers: peers}
 }
 
 // qpObjects lists the QPs of the frame: those of the snapshot, and those
 // that changed and vanished within the sample (from their events).
-func qpObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
+func (e *Engine) qpObjects(f Frame, host *HostEnv) *objectSet {
 	s := f.Snapshot
 	if s == nil {
 		return &objectSet{why: "no host data in this frame (a capture alone)"}
 	}
-	set := &objectSet{qps: s.QPs, base: &Env{Host: host, Wire: wire}}
+	// This frame's QPs, beside the previous frame's: the two slices are
+	// reused, as the QPs of one frame are mostly the last frame's.
+	prev := e.qpCur
+	cur := e.qpPrev[:0]
+	for i := range s.QPs {
+		var like *QPEnv
+		if i < len(prev) {
+			like = &prev[i]
+		}
+		cur = append(cur, qpEnvOf(&s.QPs[i], like))
+	}
+	e.qpPrev, e.qpCur = prev, cur
+	e.qpGen++
+	set := &objectSet{qps: cur, src: s.QPs, gen: e.qpGen}
 	// Keyed by a struct, not "dev/qpn": no string built per QP.
 	var events map[qpRef][]probes.Event
-	for _, e := range s.Events {
-		if e.Source == "qp" && e.QPN != nil {
+	for _, ev := range s.Events {
+		if ev.Source == "qp" && ev.QPN != nil {
 			if events == nil {
 				events = map[qpRef][]probes.Event{}
 			}
-			k := qpRef{e.Device, *e.QPN}
-			events[k] = append(events[k], e)
+			k := qpRef{ev.Device, *ev.QPN}
+			events[k] = append(events[k], ev)
 		}
+	}
+	var seen map[qpRef]bool
+	if len(events) > 0 {
+		seen = map[qpRef]bool{}
+		for i := range s.QPs {
+			q := &s.QPs[i]
+			k := qpRef{q.Device, q.LQPN}
+			if evs, ok := events[k]; ok {
+				cur[i].Events = evs
+				seen[k] = true
+			}
+		}
+	}
+	if cap(e.qpSame) < len(cur) {
+		e.qpSame = make([]bool, len(cur))
+	}
+	set.same = e.qpSame[:len(cur)]
+	for i := range cur {
+		set.same[i] = i < len(prev) && cur[i].Events == nil && prev[i].Events == nil && cur[i].QPFields == prev[i].QPFields
 	}
 	if len(events) == 0 {
 		if len(s.QPs) == 0 && host.Sources["rdma netlink"] != string(probes.StateOK) {
 			set.why = "QPs need RDMA netlink: " + host.Sources["rdma netlink"]
 		}
 		return set
-	}
-	seen := map[qpRef]bool{}
-	for i := range s.QPs {
-		q := &s.QPs[i]
-		k := qpRef{q.Device, q.LQPN}
-		if evs, ok := events[k]; ok {
-			set.events = append(set.events, eventsAt{i, evs})
-			seen[k] = true
-		}
 	}
 	// QPs that changed and vanished within one sample still count, in a
 	// fixed order (their findings' order must not depend on a map).
@@ -333,10 +298,9 @@ func qpObjects(f Frame, host *HostEnv, wire *WireEnv) *objectSet {
 	sort.Strings(gone)
 	for _, name := range gone {
 		evs := events[ref[name]]
-		e := evs[len(evs)-1]
-		env := *set.base
-		env.QP = &QPEnv{Device: e.Device, LQPN: int(*e.QPN), State: "DESTROYED", Events: evs}
-		set.objs = append(set.objs, object{env: &env})
+		ev := evs[len(evs)-1]
+		qe := &QPEnv{QPFields: QPFields{Device: ev.Device, LQPN: int(*ev.QPN), State: "DESTROYED"}, Events: evs}
+		set.objs = append(set.objs, object{qp: qe})
 	}
 	return set
 }
@@ -347,57 +311,29 @@ type qpRef struct {
 	qpn    uint32
 }
 
-// object is one thing a rule is evaluated on. A snapshot QP's environment,
-// identity and description are built only when a rule must run on it or
-// fires on it (see prepare, id, keys): a frame can hold 10,000 QPs, most
-// of them decided without running anything (memo.go), and their objects
-// are kept small.
+// object is one thing a rule is evaluated on: what it shows a rule (its
+// scope's fields, its port's counters) and what names it in a finding.
 type object struct {
-	// env is what a rule sees of the object; nil for a snapshot QP until
-	// prepare builds it from base, qp and events.
-	env  *Env
-	base *Env
-	// port, prio (of port) and flow are the objects of the other scopes
-	// (none: the host); name is the identity of these objects, built from
-	// their keys when first needed.
-	port *probes.Port
-	prio *probes.PFCPriority
-	flow *capture.FlowSummary
+	port     *PortEnv
+	prio     *PrioEnv
+	qp       *QPEnv
+	flow     *capture.FlowSummary
+	peer     *capture.FlowSummary // a flow's peer, nil: none
+	counters *counterSet
+	// srcPort, srcPrio and srcQP are the sampled port, priority and QP
+	// (srcQP is nil for a QP gone within the sample).
+	srcPort *probes.Port
+	srcPrio *probes.PFCPriority
+	srcQP   *probes.QP
+	// name is the identity of the object, built when first needed.
 	name string
-	// peer is a capture flow's peer (nil: none), and store where prepare
-	// builds the flow's environment (nil for other objects).
-	peer  *capture.FlowSummary
-	store *Env
-	// qp is a QP of the snapshot and events its events in the frame. Nil
-	// for other objects, and for a QP gone from the snapshot (whose
-	// env.QP is set).
-	qp     *probes.QP
-	events []probes.Event
-}
-
-// prepare returns what a rule with params sees of o, building a QP's.
-func (o *object) prepare(params map[string]float64) *Env {
-	if o.env == nil && o.store != nil {
-		*o.store = *o.base
-		o.store.Flow, o.store.Peer = o.flow, o.peer
-		o.env = o.store
-	}
-	if o.env == nil {
-		env := *o.base
-		env.QP = qpEnvOf(o.qp, o.events)
-		o.env = &env
-	}
-	o.env.Params = params
-	return o.env
 }
 
 // id is o's identity: the key of its timers and findings.
 func (o *object) id() string {
 	switch {
 	case o.qp != nil:
-		return qpID(o.qp.Device, o.qp.LQPN)
-	case o.env != nil && o.env.QP != nil:
-		return qpID(o.env.QP.Device, uint32(o.env.QP.LQPN))
+		return qpID(o.qp.Device, uint32(o.qp.LQPN))
 	case o.name == "":
 		o.name = idOf(o.keys())
 	}
@@ -422,21 +358,21 @@ func qpID(dev string, qpn uint32) string {
 // keys describes o in a finding.
 func (o *object) keys() map[string]string {
 	switch {
+	case o.srcQP != nil:
+		return qpKeys(o.srcQP.Device, o.srcQP.LQPN, o.srcQP.Comm, o.srcQP.PID)
 	case o.qp != nil:
-		return qpKeys(o.qp.Device, o.qp.LQPN, o.qp.Comm, o.qp.PID)
-	case o.env != nil && o.env.QP != nil:
-		return qpKeys(o.env.QP.Device, uint32(o.env.QP.LQPN), "", nil) // gone: no owner known
+		return qpKeys(o.qp.Device, uint32(o.qp.LQPN), "", nil) // gone: no owner known
 	case o.flow != nil:
 		fl := o.flow
 		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": probes.FormatQPN(fl.DestQP)}
-	case o.port != nil:
-		p := o.port
+	case o.srcPort != nil:
+		p := o.srcPort
 		keys := map[string]string{"device": p.Device, "port": strconv.Itoa(p.Port)}
 		if p.Netdev != "" {
 			keys["netdev"] = p.Netdev
 		}
-		if o.prio != nil {
-			keys["priority"] = strconv.Itoa(o.prio.Priority)
+		if o.srcPrio != nil {
+			keys["priority"] = strconv.Itoa(o.srcPrio.Priority)
 		}
 		return keys
 	}

@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/expr-lang/expr"
-	"github.com/expr-lang/expr/ast"
-	"github.com/expr-lang/expr/vm"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -63,6 +61,10 @@ type Rule struct {
 	For      Duration           `yaml:"for" json:"for,omitempty"`
 	Params   map[string]float64 `yaml:"params" json:"params,omitempty"`
 	Evidence string             `yaml:"evidence" json:"evidence"`
+	// Requires and On, optional, say where the condition is evaluated at
+	// all (see Variant).
+	Requires string   `yaml:"requires" json:"requires,omitempty"`
+	On       []string `yaml:"on" json:"on,omitempty"`
 	// Vars, optional, give confirm and fix placeholders (PCI_ADDR, IFACE, …)
 	// values that the rule's data knows and its objects do not: an
 	// expression each, on the same names as when (an address a kernel log
@@ -86,7 +88,7 @@ type Rule struct {
 	// are shown under it (group.go).
 	Explains []string `yaml:"explains" json:"explains,omitempty"`
 	// vars are Vars compiled.
-	vars map[string]*vm.Program
+	vars map[string]program
 	// Source is file:line where the rule is defined.
 	Source string `yaml:"-" json:"source"`
 
@@ -94,15 +96,18 @@ type Rule struct {
 	all []*Variant // the primary condition and Also, built at load
 }
 
-// compiled is a condition and its evidence template as written (their
-// errors are the rule's), and as the engine runs them (envfuncs.go): the
-// same, with Env's methods called as functions.
+// compiled is a variant's expressions and evidence template, compiled.
 type compiled struct {
-	program      *vm.Program
-	fast         *vm.Program
-	evidence     *template.Template
-	fastEvidence *template.Template
-	magnitude    *vm.Program // nil without one
+	program   program
+	evidence  *template.Template
+	magnitude program // nil without one
+	requires  program // nil without one
+	// qpLocal says the condition reads nothing but its QP and params (it
+	// compiles against qpOnlyEnv): its answer on a QP that did not
+	// change since the previous frame is the answer it had there.
+	qpLocal bool
+	// on is On resolved against the flow summary (flowindex.go).
+	on []flowPred
 }
 
 // Variant is another scope and condition of the same rule.
@@ -116,29 +121,26 @@ type Variant struct {
 	// can be an event in one kind of data (a dropped frame) and a level
 	// in another (a share of packets over an interval). Nil: the rule's.
 	For *Duration `yaml:"for" json:"for,omitempty"`
+	// Requires is a condition on the frame alone (host, wire, params: no
+	// object), evaluated once per frame before any object: where it does
+	// not hold, the variant cannot be evaluated in this frame and says
+	// so. It states what data the rule needs ("DCB settings were read").
+	Requires string `yaml:"requires" json:"requires,omitempty"`
+	// On, for scope flow, lists the flow's numbers (naks.rnr, or
+	// peer.naks.rnr for its peer's) of which at least one must be
+	// non-zero, or field=value tests (encap=rocev1), for the condition to
+	// be evaluated on a flow: elsewhere it is false. It is part of the
+	// condition's meaning, which an index checks without running it: a
+	// capture holds 100,000 calm flows and a rule is about a symptom.
+	On []string `yaml:"on" json:"on,omitempty"`
 
 	compiled
 	// key prefixes the engine's keys of this variant: "rule|scope".
 	key string
 	// wait is how long the condition must hold: For, or the rule's for.
 	wait time.Duration
-	// qpQuick and qpReads are the fast paths of a qp-scope condition: its
-	// plain tests compiled to Go, what it reads of its QP (memo.go).
-	qpQuick quickTest
-	qpReads qpField
 	// qpEvidence says that the evidence reads only the QP (evidence.go).
 	qpEvidence bool
-	// evProgram renders the evidence of a port or priority (evfast.go).
-	evProgram *evProgram
-	// cond is a port or priority condition, which the engine evaluates
-	// itself when it can (portcond.go).
-	cond ast.Node
-	// flowQuick is the fast path of a flow-scope condition: its plain
-	// tests compiled to Go (flowfast.go).
-	flowQuick  flowTest
-	flowParams []string // the params flowQuick reads, by place
-	// flowFails says the frame makes the condition fail on every flow.
-	flowFails func(base *Env) bool
 }
 
 // variants returns the rule's primary condition and its Also list.
@@ -150,7 +152,7 @@ func (r *Rule) variants() []*Variant {
 }
 
 func (r *Rule) buildVariants() []*Variant {
-	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, compiled: r.compiled}}
+	out := []*Variant{{Scope: r.Scope, When: r.When, Evidence: r.Evidence, Requires: r.Requires, On: r.On, compiled: r.compiled}}
 	for i := range r.Also {
 		out = append(out, &r.Also[i])
 	}
@@ -160,20 +162,8 @@ func (r *Rule) buildVariants() []*Variant {
 		if v.For != nil {
 			v.wait = time.Duration(*v.For)
 		}
-		if v.fast == nil { // a Rule built by hand
-			v.fast, v.fastEvidence = v.program, v.evidence
-		}
 		if v.Scope == ScopeQP {
-			v.qpQuick, v.qpReads = quickTestOf(v.program), qpReadsOf(v.program)
 			v.qpEvidence = qpOnlyEvidence(v.evidence)
-		}
-		if v.Scope == ScopePort || v.Scope == ScopePriority {
-			v.evProgram = evProgramOf(v.fastEvidence)
-			v.cond = condRoot(v.program)
-		}
-		if v.Scope == ScopeFlow {
-			v.flowQuick, v.flowParams = flowTestOf(v.program)
-			v.flowFails = hostLetFails(v.program)
 		}
 	}
 	return out
@@ -327,17 +317,17 @@ func (r *Rule) compile() error {
 	case r.Cause == "" || len(r.Fix) == 0 || len(r.Confirm) == 0:
 		return errors.New("cause, confirm and fix are all required: a finding must say what to do")
 	}
-	c, err := compileVariant(r.ID, r.When, r.Evidence, r.Magnitude, r.Params)
+	c, err := compileVariant(r.ID, r.Scope, r.When, r.Evidence, r.Magnitude, r.Requires, r.On, r.Params)
 	if err != nil {
 		return err
 	}
 	r.compiled = c
-	r.vars = map[string]*vm.Program{}
+	r.vars = map[string]program{}
 	for name, src := range r.Vars {
 		if placeholder.FindString(name) != name {
 			return fmt.Errorf("vars: %q is not a placeholder of confirm and fix (%s)", name, placeholder)
 		}
-		p, err := expr.Compile(src, expr.Env(Env{}))
+		p, err := compileExpr(src, expr.Env(Env{}))
 		if err != nil {
 			return fmt.Errorf("vars.%s: %v", name, err)
 		}
@@ -348,7 +338,7 @@ func (r *Rule) compile() error {
 		if !slices.Contains([]Scope{ScopeHost, ScopePort, ScopePriority, ScopeQP, ScopeFlow}, v.Scope) {
 			return fmt.Errorf("also[%d]: scope %q: must be host, port, priority, qp or flow", i, v.Scope)
 		}
-		if v.compiled, err = compileVariant(r.ID, v.When, v.Evidence, v.Magnitude, r.Params); err != nil {
+		if v.compiled, err = compileVariant(r.ID, v.Scope, v.When, v.Evidence, v.Magnitude, v.Requires, v.On, r.Params); err != nil {
 			return fmt.Errorf("also[%d]: %v", i, err)
 		}
 	}
@@ -356,41 +346,55 @@ func (r *Rule) compile() error {
 	return nil
 }
 
-// compileVariant compiles a condition and its evidence template, as
-// written and as the engine runs them (compiled).
-func compileVariant(id, when, evidence, magnitude string, params map[string]float64) (compiled, error) {
+// compileVariant compiles a variant's condition, evidence template,
+// magnitude and requires, and resolves its on list.
+func compileVariant(id string, scope Scope, when, evidence, magnitude, requires string, on []string, params map[string]float64) (compiled, error) {
 	var c compiled
 	if strings.TrimSpace(when) == "" {
 		return c, errors.New("no when expression")
 	}
-	// Compiled against the struct, not a pointer to it (Evaluate runs it on
-	// a *Env): then expr loads env fields and methods by index, where with
-	// a pointer it looks every name up by reflection at each run.
-	prog, err := expr.Compile(when, expr.Env(Env{}), expr.AsBool())
-	if err != nil {
+	var err error
+	// Compiled against the struct, not a pointer to it (the engine runs
+	// it on a *Env): then expr loads fields by index, where with a pointer
+	// it looks every name up by reflection at each run.
+	if c.program, err = compileExpr(when, expr.Env(Env{}), expr.AsBool()); err != nil {
 		return c, fmt.Errorf("when: %v", err)
 	}
-	for _, p := range paramRefs(when) {
-		if _, ok := params[p]; !ok {
-			return c, fmt.Errorf("when uses params.%s, which the rule does not define", p)
+	for _, src := range []string{when, requires, magnitude} {
+		for _, p := range paramRefs(src) {
+			if _, ok := params[p]; !ok {
+				return c, fmt.Errorf("uses params.%s, which the rule does not define", p)
+			}
 		}
 	}
-	tpl, err := template.New(id).Option("missingkey=error").Funcs(templateFuncs).Parse(evidence)
-	if err != nil {
+	if c.evidence, err = template.New(id).Option("missingkey=error").Funcs(templateFuncs).Parse(evidence); err != nil {
 		return c, fmt.Errorf("evidence: %v", err)
 	}
-	c = compiled{program: prog, fast: prog, evidence: tpl, fastEvidence: tpl}
 	if strings.TrimSpace(magnitude) != "" {
-		if c.magnitude, err = expr.Compile(magnitude, expr.Env(Env{}), expr.AsFloat64()); err != nil {
+		if c.magnitude, err = compileExpr(magnitude, expr.Env(Env{}), expr.AsFloat64()); err != nil {
 			return c, fmt.Errorf("magnitude: %v", err)
 		}
 	}
-	// Should a fast compilation fail, the engine runs what is written.
-	if fast, err := expr.Compile(when, append([]expr.Option{expr.Env(Env{}), expr.AsBool()}, envFuncOptions...)...); err == nil {
-		c.fast = fast
+	if strings.TrimSpace(requires) != "" {
+		// Checked against the frame alone: naming an object is an error.
+		if _, err := expr.Compile(requires, expr.Env(frameOnlyEnv{}), expr.AsBool()); err != nil {
+			return c, fmt.Errorf("requires (host, wire and params only): %v", err)
+		}
+		if c.requires, err = compileExpr(requires, expr.Env(Env{}), expr.AsBool()); err != nil {
+			return c, fmt.Errorf("requires: %v", err)
+		}
 	}
-	if fast := fastEvidence(id, evidence); fast != nil {
-		c.fastEvidence = fast
+	if len(on) > 0 {
+		if scope != ScopeFlow {
+			return c, fmt.Errorf("on: only a flow-scope condition has one, not scope %s", scope)
+		}
+		if c.on, err = flowPreds(on); err != nil {
+			return c, fmt.Errorf("on: %v", err)
+		}
+	}
+	if scope == ScopeQP {
+		_, err := expr.Compile(when, expr.Env(qpOnlyEnv{}), expr.AsBool())
+		c.qpLocal = err == nil
 	}
 	return c, nil
 }

@@ -145,7 +145,9 @@ func wEvalOnce(t *testing.T, p *Pack, f Frame) Result {
 	t.Helper()
 	e := NewEngine(p)
 	e.IgnoreFor = true
-	return e.Evaluate(f)
+	res := e.Evaluate(f)
+	CheckNoFailures(t, e)
+	return res
 }
 
 func wAnalyze(t *testing.T, path string) *capture.Summary {
@@ -595,6 +597,7 @@ func wReplay(t *testing.T, path string) []*probes.Snapshot {
 // finding, resolved or not, and per rule the number of frames it fired in.
 func wRun(t *testing.T, p *Pack, snaps []*probes.Snapshot) ([]Finding, map[string]int) {
 	e := NewEngine(p)
+	defer CheckNoFailures(t, e)
 	var res Result
 	frames := map[string]int{}
 	for _, s := range snaps {
