@@ -45,6 +45,13 @@ type Analyzer struct {
 	icrcSampled   bool
 	icrcUnchecked uint64
 
+	// running says what the last RunningUpdate saw: the interval
+	// generation and packet count (running.go).
+	running struct {
+		valid   bool
+		gen     uint32
+		packets uint64
+	}
 	// mark holds the counts at the last Cut, markTS its time.
 	mark   analyzerCounts
 	markTS int64
@@ -218,24 +225,7 @@ func (a *Analyzer) Running() *Summary { return a.summary(false) }
 
 func (a *Analyzer) summary(anomalies bool) *Summary {
 	t := a.tracker
-	s := &Summary{
-		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2, RoCEPacketsSoFar: a.roce,
-		NonRoCEPackets: a.nonRoCE, MalformedPackets: a.malformed, TruncatedPackets: a.truncated,
-		HeadersCutPackets: a.headersCut,
-		Bytes:             a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
-		AnomaliesDropped: t.anomaliesDropped, Opcodes: []OpcodeCount{}, Flows: []FlowSummary{},
-		Anomalies: []Anomaly{}, ICRC: a.icrcVerdict(), ICRCUnchecked: a.icrcUnchecked,
-	}
-	if a.packets > 0 {
-		s.FirstTS, s.LastTS = tsString(a.firstTS), tsString(a.lastTS)
-		s.DurationSec = float64(a.lastTS-a.firstTS) / 1e9
-	}
-	s.PMTU, s.PMTUSource = a.pmtu()
-	for op, n := range a.opcodes {
-		if n > 0 {
-			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
-		}
-	}
+	s := a.head()
 	// Scores are computed once per flow, not per comparison: a cluster
 	// capture sorts 100,000 flows.
 	type ranked struct {
@@ -256,14 +246,10 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	s.Totals = t.gone
 	s.Flows = make([]FlowSummary, len(flows))
 	t.fillFlows(len(flows), func(lo, hi int, names *addrNames) {
 		for j, r := range flows[lo:hi] {
-			fs := &s.Flows[lo+j]
-			*fs = flowSummary(r.f, names)
-			fs.FirstTS = tsString(r.f.firstTS)
-			fs.Opcodes = sortedOpcodes(append([]OpcodeCount(nil), r.f.opcodes...))
+			s.Flows[lo+j] = runningFlowSummary(r.f, names)
 		}
 	})
 	for _, r := range flows {
@@ -273,6 +259,31 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 	if anomalies {
 		for _, an := range t.anomalies {
 			s.Anomalies = append(s.Anomalies, an.format())
+		}
+	}
+	return s
+}
+
+// head is the running analysis without its flows and anomalies: the
+// capture-wide counts, and the evicted flows' totals.
+func (a *Analyzer) head() *Summary {
+	t := a.tracker
+	s := &Summary{
+		Packets: a.packets, RoCEPackets: a.roce, RoCEv1Packets: a.v1, RoCEv2Packets: a.v2, RoCEPacketsSoFar: a.roce,
+		NonRoCEPackets: a.nonRoCE, MalformedPackets: a.malformed, TruncatedPackets: a.truncated,
+		HeadersCutPackets: a.headersCut,
+		Bytes:             a.bytes, FlowsEvicted: t.evicted, FlowTableCap: t.cfg.MaxFlows,
+		AnomaliesDropped: t.anomaliesDropped, Opcodes: []OpcodeCount{}, Flows: []FlowSummary{}, Anomalies: []Anomaly{},
+		ICRC: a.icrcVerdict(), ICRCUnchecked: a.icrcUnchecked, Totals: t.gone,
+	}
+	if a.packets > 0 {
+		s.FirstTS, s.LastTS = tsString(a.firstTS), tsString(a.lastTS)
+		s.DurationSec = float64(a.lastTS-a.firstTS) / 1e9
+	}
+	s.PMTU, s.PMTUSource = a.pmtu()
+	for op, n := range a.opcodes {
+		if n > 0 {
+			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
 		}
 	}
 	return s

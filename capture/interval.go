@@ -295,6 +295,7 @@ func (a *Analyzer) EndIntervals() {
 	t.intervals = false
 	t.touched = touchLog{}
 	t.ivAnomalies = nil
+	t.noteGone, t.goneIDs = false, nil // no RunningUpdate follows either
 }
 
 // set writes the interval's counters into a flow summary.

@@ -58,8 +58,12 @@ type Tracker struct {
 
 	// The current interval (see Analyzer.Cut): its generation, the flows
 	// it touched and its anomalies.
-	intervals   bool // Begin or Cut was called: keep touched flows
-	gen         uint32
+	intervals bool // Begin or Cut was called: keep touched flows
+	gen       uint32
+	// noteGone says a RunningUpdate was taken: the ids of flows evicted
+	// since are kept for the next one (goneIDs).
+	noteGone    bool
+	goneIDs     []int
 	touched     touchLog
 	names       addrNames      // formatted flow addresses (names.go)
 	ivGone      Totals         // what flows evicted in this interval did in it
@@ -173,6 +177,9 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	t.lru.remove(victim)
 	t.untouch(victim)
 	t.evicted++
+	if t.noteGone {
+		t.goneIDs = append(t.goneIDs, victim.id)
+	}
 	t.note(anomaly{kind: anEvicted, packet: pkt, ts: ts, flow: victim.id, a: uint32(victim.packets)})
 	addTotals(&t.gone, victim)
 	t.gone.Flows++

@@ -169,24 +169,37 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 		return nil
 	}
 	end := r.cfg.Now().UnixNano()
+	c, err := r.cutLocked(w, f, raw, end)
+	if c != nil {
+		// The running analysis is ranked here, after the reader has its
+		// lock back: every flow's summary, tens of milliseconds at 65,536.
+		f.Wire, f.Interval, f.Packets = w.finish(c)
+	}
+	return err
+}
+
+// cutLocked is liveCut's part under the wire's lock: the cut (nil in a
+// warm-up tick) and the tick written at this point of the packet stream.
+func (r *Run) cutLocked(w *wireState, f *Frame, raw *bundle.Tick, end int64) (*wireCut, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st := w.status
 	f.WireStatus = &st
+	var c *wireCut
 	if r.seq >= r.cfg.Warmup {
 		// Warm-up ticks are not judged: their wire stays in the next
 		// interval, so --once's wire covers both samples' interval.
-		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
+		c = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
 	}
 	if raw != nil && w.rec != nil {
 		// The recording says how the capture fared, as the live Frame
 		// does; the tick goes after the frames analysed before this cut.
 		raw.Status = append(slices.Clip(raw.Status), st)
 		if err := w.rec.tick(raw); err != nil {
-			return fmt.Errorf("recording: %w", err)
+			return c, fmt.Errorf("recording: %w", err)
 		}
 	}
-	return nil
+	return c, nil
 }
 
 // pump feeds one ring of the live capture to its analysis (packet, under

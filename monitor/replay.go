@@ -54,7 +54,7 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 		}
 		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
 		if w := r.wire; w != nil {
-			f.Wire, f.Interval, f.Packets = w.cut(rec.Time.UnixNano(), r.cfg.Packets, r.cfg.IntervalsOnly)
+			f.Wire, f.Interval, f.Packets = w.finish(w.cut(rec.Time.UnixNano(), r.cfg.Packets, r.cfg.IntervalsOnly))
 			r.describe(f.Wire, f.Interval)
 		}
 		prev = rec.Time
@@ -92,7 +92,7 @@ func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, er
 	var next, last int64
 	cut := func(end int64) error {
 		f := Frame{Time: time.Unix(0, end).UTC()}
-		f.Wire, f.Interval, f.Packets = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
+		f.Wire, f.Interval, f.Packets = w.finish(w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly))
 		r.describe(f.Wire, f.Interval)
 		return r.emit(f, yield)
 	}

@@ -36,6 +36,9 @@ type wireState struct {
 	drops  uint64 // kernel drops at the last cut
 
 	more []*wireShard
+	// views are the running analyses of a and of more's shards, kept
+	// from tick to tick by the run's goroutine (finish).
+	views []capture.RunningView
 }
 
 // wireShard is the analysis of one more ring of a fanout group.
@@ -75,50 +78,79 @@ func (w *wireState) packet(data []byte, ci gopacket.CaptureInfo, link layers.Lin
 	}
 }
 
-// cut ends the interval at end (Unix ns) and returns the running analysis
-// (unless intervalsOnly), the interval's and up to packets recent packets;
-// mu is held.
-func (w *wireState) cut(end int64, packets int, intervalsOnly bool) (cum, iv *capture.Summary, recent []capture.PacketLine) {
-	iv = w.a.Cut(end)
-	if !intervalsOnly {
-		cum = w.a.Running()
-	}
-	if packets > 0 {
-		recent = w.a.Tracker().Recent(0, packets)
-	}
-	ringTotal, ringIv, ok := ringDrops(&w.drops, w.stats)
-	if len(w.more) > 0 {
-		ivs, cums := []*capture.Summary{iv}, []*capture.Summary{cum}
-		for _, sh := range w.more {
-			sh.mu.Lock()
-			ivs = append(ivs, sh.a.Cut(end))
-			if !intervalsOnly {
-				cums = append(cums, sh.a.Running())
-			}
-			if packets > 0 {
-				recent = append(recent, sh.a.Tracker().Recent(0, packets)...)
-			}
-			t, d, shOK := ringDrops(&sh.drops, sh.stats)
-			sh.mu.Unlock()
-			ringTotal, ringIv, ok = append(ringTotal, t...), append(ringIv, d...), ok && shOK
-		}
-		iv = capture.MergeSummaries(ivs...)
+// wireCut is one tick's cut of the capture: taken under the analyses'
+// locks (cut: O(flows that moved)), made into the Frame's summaries
+// outside them (finish: ranking every flow of the running analysis, and
+// merging shards), so the packet readers wait only for the first part.
+type wireCut struct {
+	ivs       []*capture.Summary       // the interval of each shard
+	updates   []*capture.RunningUpdate // of each shard; nil: intervals only
+	recent    []capture.PacketLine
+	packets   int
+	ringTotal []uint64
+	ringIv    []uint64
+	ringsOK   bool
+}
+
+// cut ends the interval at end (Unix ns) and takes what the tick's Frame
+// needs: the interval's analysis, what changed in the running analysis
+// (unless intervalsOnly), up to packets recent packets; mu is held.
+func (w *wireState) cut(end int64, packets int, intervalsOnly bool) *wireCut {
+	c := &wireCut{packets: packets}
+	take := func(a *capture.Analyzer) {
 		if !intervalsOnly {
+			c.updates = append(c.updates, a.RunningUpdate()) // before Cut: it reads the interval's moves
+		}
+		c.ivs = append(c.ivs, a.Cut(end))
+		if packets > 0 {
+			c.recent = append(c.recent, a.Tracker().Recent(0, packets)...)
+		}
+	}
+	take(w.a)
+	c.ringTotal, c.ringIv, c.ringsOK = ringDrops(&w.drops, w.stats)
+	for _, sh := range w.more {
+		sh.mu.Lock()
+		take(sh.a)
+		t, d, ok := ringDrops(&sh.drops, sh.stats)
+		sh.mu.Unlock()
+		c.ringTotal, c.ringIv, c.ringsOK = append(c.ringTotal, t...), append(c.ringIv, d...), c.ringsOK && ok
+	}
+	return c
+}
+
+// finish returns the running analysis (nil with intervals only), the
+// interval's and the recent packets of c. It runs on the run's goroutine,
+// without the analyses' locks: the running views are the run's.
+func (w *wireState) finish(c *wireCut) (cum, iv *capture.Summary, recent []capture.PacketLine) {
+	if len(w.views) < len(c.updates) {
+		w.views = make([]capture.RunningView, len(c.updates))
+	}
+	var cums []*capture.Summary
+	for i, u := range c.updates {
+		cums = append(cums, w.views[i].Apply(u))
+	}
+	iv, recent = c.ivs[0], c.recent
+	if len(cums) > 0 {
+		cum = cums[0]
+	}
+	if len(c.ivs) > 1 {
+		iv = capture.MergeSummaries(c.ivs...)
+		if cum != nil {
 			cum = capture.MergeSummaries(cums...)
 		}
 		slices.SortStableFunc(recent, func(a, b capture.PacketLine) int { return cmp.Compare(a.TS, b.TS) })
-		recent = recent[max(0, len(recent)-packets):]
-		if ok {
-			iv.RingDrops = ringIv
+		recent = recent[max(0, len(recent)-c.packets):]
+		if c.ringsOK {
+			iv.RingDrops = c.ringIv
 			if cum != nil {
-				cum.RingDrops = ringTotal
+				cum.RingDrops = c.ringTotal
 			}
 		}
 	}
-	if ok {
+	if c.ringsOK {
 		var total, d uint64
-		for i := range ringTotal {
-			total, d = total+ringTotal[i], d+ringIv[i]
+		for i := range c.ringTotal {
+			total, d = total+c.ringTotal[i], d+c.ringIv[i]
 		}
 		iv.KernelDrops = &d
 		if cum != nil {
