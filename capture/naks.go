@@ -60,12 +60,3 @@ func (n NAKCounts) minus(o NAKCounts) NAKCounts {
 	}
 	return n
 }
-
-func (n *NAKCounts) appendJSON(w *jsonWriter) {
-	o := w.open('{')
-	for i, p := range n.slots() {
-		w.key(nakCodes[i].key)
-		w.uint(*p)
-	}
-	w.close('}', o)
-}
