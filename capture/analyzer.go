@@ -229,23 +229,14 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 	// Scores are computed once per flow, not per comparison: a cluster
 	// capture sorts 100,000 flows.
 	type ranked struct {
-		score, packets uint64
-		id             int
-		f              *Flow
+		rank
+		f *Flow
 	}
 	flows := make([]ranked, 0, t.flows.len())
 	t.flows.each(func(f *Flow) {
-		flows = append(flows, ranked{f.score(), f.packets, f.id, f})
+		flows = append(flows, ranked{rank{f.score(), f.packets, f.id}, f})
 	})
-	slices.SortFunc(flows, func(a, b ranked) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		if a.packets != b.packets {
-			return cmp.Compare(b.packets, a.packets)
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortFunc(flows, func(a, b ranked) int { return a.compare(b.rank) })
 	s.Flows = make([]FlowSummary, len(flows))
 	t.fillFlows(len(flows), func(lo, hi int, names *addrNames) {
 		for j, r := range flows[lo:hi] {

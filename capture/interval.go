@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -190,9 +189,8 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	// FlowSummary is half a kilobyte, and an interval of a busy cluster
 	// touches 100,000 flows.
 	type sortKey struct {
-		score, packets uint64
-		id             int
-		tc             *touched
+		rank
+		tc *touched
 	}
 	keys := make([]sortKey, 0, t.touched.len())
 	s.Totals = t.ivGone // the evicted flows' part of the interval
@@ -210,18 +208,10 @@ func (a *Analyzer) Cut(end int64) *Summary {
 		}
 		d.addTo(&s.Totals)
 		s.Totals.Flows++
-		keys = append(keys, sortKey{score: d.score(), packets: d.packets, id: tc.f.id, tc: tc})
+		keys = append(keys, sortKey{rank{d.score(), d.packets, tc.f.id}, tc})
 	})
 	// Troubled flows first, as in Summary.
-	slices.SortFunc(keys, func(a, b sortKey) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		if a.packets != b.packets {
-			return cmp.Compare(b.packets, a.packets)
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortFunc(keys, func(a, b sortKey) int { return a.compare(b.rank) })
 	s.Flows = make([]FlowSummary, len(keys))
 	t.fillFlows(len(keys), func(lo, hi int, names *addrNames) {
 		for j, k := range keys[lo:hi] {

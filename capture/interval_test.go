@@ -10,13 +10,21 @@ import (
 // iv of capture time, and returns the intervals and the whole analysis.
 func cutFile(t *testing.T, path string, iv time.Duration) ([]*Summary, *Summary) {
 	t.Helper()
+	var out []*Summary
+	a := cutEach(t, path, iv, Config{}, func(a *Analyzer, end int64) { out = append(out, a.Cut(end)) })
+	return out, a.Summary()
+}
+
+// cutEach analyses path with cfg and calls cut at every iv of capture
+// time from its first packet, and once at the end; cut is to call Cut.
+func cutEach(t *testing.T, path string, iv time.Duration, cfg Config, cut func(a *Analyzer, end int64)) *Analyzer {
+	t.Helper()
 	src, err := OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	a := NewAnalyzer(Config{})
-	var out []*Summary
+	a := NewAnalyzer(cfg)
 	var next int64
 	for {
 		data, ci, link, err := src.ReadPacket()
@@ -32,13 +40,13 @@ func cutFile(t *testing.T, path string, iv time.Duration) ([]*Summary, *Summary)
 			next = ts + int64(iv)
 		}
 		for ts >= next {
-			out = append(out, a.Cut(next))
+			cut(a, next)
 			next += int64(iv)
 		}
 		a.Packet(data, ci, link)
 	}
-	out = append(out, a.Cut(next))
-	return out, a.Summary()
+	cut(a, next)
+	return a
 }
 
 // The intervals of a real lossy Soft-RoCE capture add up to the whole:

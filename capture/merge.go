@@ -66,15 +66,7 @@ func MergeSummaries(parts ...*Summary) *Summary {
 		}
 	}
 	// Ranked as Summary and Cut rank them: troubled flows first.
-	slices.SortStableFunc(out.Flows, func(a, b FlowSummary) int {
-		if sa, sb := a.score(), b.score(); sa != sb {
-			return cmp.Compare(sb, sa)
-		}
-		if a.Packets != b.Packets {
-			return cmp.Compare(b.Packets, a.Packets)
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+	slices.SortStableFunc(out.Flows, func(a, b FlowSummary) int { return a.rank().compare(b.rank()) })
 	slices.SortStableFunc(out.Anomalies, func(a, b Anomaly) int {
 		if c := cmp.Compare(a.TS, b.TS); c != 0 && len(a.TS) == len(b.TS) {
 			return c
@@ -145,6 +137,8 @@ func (t *Totals) add(o *Totals) {
 func (f *FlowSummary) score() uint64 {
 	return f.PSNGaps*4 + f.RetransmittedPackets + f.OutOfOrder + f.NAKs.Total()*4 + f.ICRCErrors*4 + f.ECN.CE + f.CNPs
 }
+
+func (f *FlowSummary) rank() rank { return rank{f.score(), f.Packets, f.ID} }
 
 // sharded maps the n-th flow or packet of a shard to its number in the
 // whole capture (see TrackerConfig.Shards).

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"cmp"
 	"slices"
 )
 
@@ -130,25 +129,17 @@ func (v *RunningView) Apply(u *RunningUpdate) *Summary {
 	// pointers are shared with the view, which replaces a flow's summary
 	// and never writes into one.
 	type ranked struct {
-		score, packets uint64
-		id, i          int
+		rank
+		i int
 	}
 	keys := make([]ranked, len(v.flows))
 	for i := range v.flows {
 		f := &v.flows[i]
-		keys[i] = ranked{f.fs.score(), f.fs.Packets, f.fs.ID, i}
+		keys[i] = ranked{f.fs.rank(), i}
 		f.c.addTo(&s.Totals)
 		s.Totals.Flows++
 	}
-	slices.SortFunc(keys, func(a, b ranked) int {
-		if a.score != b.score {
-			return cmp.Compare(b.score, a.score)
-		}
-		if a.packets != b.packets {
-			return cmp.Compare(b.packets, a.packets)
-		}
-		return cmp.Compare(a.id, b.id)
-	})
+	slices.SortFunc(keys, func(a, b ranked) int { return a.compare(b.rank) })
 	s.Flows = make([]FlowSummary, len(keys))
 	for j, k := range keys {
 		s.Flows[j] = v.flows[k.i].fs

@@ -1,7 +1,6 @@
 package capture
 
 import (
-	"io"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -14,15 +13,8 @@ import (
 // returns the number of cuts and of evictions seen.
 func runningViewCheck(t *testing.T, path string, iv time.Duration, maxFlows int, skipEvery int) (cuts int, evicted uint64) {
 	t.Helper()
-	src, err := OpenFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	a := NewAnalyzer(Config{TrackerConfig: TrackerConfig{MaxFlows: maxFlows}})
 	var view RunningView
-	var next int64
-	check := func() {
+	a := cutEach(t, path, iv, Config{TrackerConfig: TrackerConfig{MaxFlows: maxFlows}}, func(a *Analyzer, end int64) {
 		cuts++
 		// Now and then a tick without the update (a consumer that skipped
 		// one): the next update must be whole, not stale.
@@ -32,28 +24,8 @@ func runningViewCheck(t *testing.T, path string, iv time.Duration, maxFlows int,
 				diffSummaries(t, path, cuts, got, want)
 			}
 		}
-		a.Cut(next)
-	}
-	for {
-		data, ci, link, err := src.ReadPacket()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		ts := ci.Timestamp.UnixNano()
-		if next == 0 {
-			a.Begin(ts)
-			next = ts + int64(iv)
-		}
-		for ts >= next {
-			check()
-			next += int64(iv)
-		}
-		a.Packet(data, ci, link)
-	}
-	check()
+		a.Cut(end)
+	})
 	return cuts, a.tracker.evicted
 }
 
