@@ -580,3 +580,18 @@ func TestConfigVerdictsAndCountersAt80(t *testing.T) {
 		}
 	}
 }
+
+// The Flows view tells "no capture" from "a capture that saw no RoCE": a
+// live capture on an interface without RoCE said there was no capture.
+func TestFlowsEmptySaysWhatTheCaptureSaw(t *testing.T) {
+	f := monitor.Frame{Mode: monitor.ModeLive, Time: time.Unix(1_800_000_000, 0)}
+	m := press(send(sized(New(Options{NoColor: true, Mode: monitor.ModeLive}), 120, 40), FrameMsg{f}), "3")
+	if !strings.Contains(m.Render(), "no capture in this run") {
+		t.Errorf("without a capture:\n%s", m.Render())
+	}
+	f.Wire = &capture.Summary{Packets: 1234, Flows: []capture.FlowSummary{}}
+	m = send(m, FrameMsg{f})
+	if out := m.Render(); !strings.Contains(out, "no RoCE in the capture: 1234 packets, none UDP 4791") || strings.Contains(out, "no capture in this run") {
+		t.Errorf("a capture that saw 1234 packets and no RoCE:\n%s", out)
+	}
+}

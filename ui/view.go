@@ -147,6 +147,10 @@ func (m Model) renderTable(t *table, h int) []string {
 			msg = "  no row matches the filter"
 		case m.view == ViewEvents && m.evSev > 0:
 			msg = "  no " + evSevNames[m.evSev] + " event (v cycles the severity filter)"
+		case m.view == ViewFlows && m.frame.Wire != nil:
+			// A capture runs and has seen no RoCE: say what it saw.
+			msg = "  no RoCE in the capture: " + strconv.FormatUint(m.frame.Wire.Packets, 10) +
+				" packets, none UDP 4791 or EtherType 0x8915"
 		case m.view == ViewFlows:
 			msg = "  no capture in this run: flows need a capture (-i NETDEV live, or rdmatop replay FILE)"
 		case m.view == ViewQPs:
