@@ -13,7 +13,9 @@ import (
 // idleFlows feeds n RC QPs one request and its ACK each (the real frames 1
 // and 2 of clean.pcap, with the QP number and PSN rewritten): 2n flows
 // that then go idle.
-func idleFlows(tb testing.TB, a *Analyzer, n int) {
+// cleanPair is the first two frames of a real Soft-RoCE capture: a
+// request and its ACK, to stamp with other QPNs and PSNs.
+func cleanPair(tb testing.TB) [2][]byte {
 	tb.Helper()
 	src, err := OpenFile("../testdata/rxe/pcap/clean.pcap")
 	if err != nil {
@@ -28,6 +30,12 @@ func idleFlows(tb testing.TB, a *Analyzer, n int) {
 		}
 		frames[i] = append([]byte(nil), data...)
 	}
+	return frames
+}
+
+func idleFlows(tb testing.TB, a *Analyzer, n int) {
+	tb.Helper()
+	frames := cleanPair(tb)
 	const bth = 14 + 20 + 8
 	ci := gopacket.CaptureInfo{Timestamp: time.Unix(1_800_000_000, 0)}
 	for q := range n {

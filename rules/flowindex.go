@@ -103,15 +103,18 @@ func (p *flowPred) holds(v reflect.Value) bool {
 type flowIndex struct {
 	preds []flowPred // distinct by field and value, peer or not
 	bits  map[*Variant]onBits
-	masks []uint64 // this frame's flows: the tests each shows
-	frame uint64   // the frame masks are of
+	flows []capture.FlowSummary // this frame's flows
+	masks []uint64              // the tests each of flows shows
+	frame uint64                // the frame masks are of
 }
 
 type onBits struct{ flow, peer uint64 }
 
-// newFlowIndex gives each distinct test of p's on lists a bit (at most
-// 64: an on list is a handful of a flow's numbers).
-func newFlowIndex(p *Pack) (*flowIndex, error) {
+// newFlowIndex gives each distinct test of p's on lists a bit. An on
+// list is a handful of a flow's numbers; should a pack name more than 64
+// distinct tests, the variants past them are checked test by test
+// (skip), not through the mask: slower, the same meaning.
+func newFlowIndex(p *Pack) *flowIndex {
 	x := &flowIndex{bits: map[*Variant]onBits{}}
 	bit := map[string]int{}
 	for _, r := range p.Rules {
@@ -120,12 +123,14 @@ func newFlowIndex(p *Pack) (*flowIndex, error) {
 				continue
 			}
 			var b onBits
+			indexed := true
 			for _, pr := range v.on {
 				key := strings.TrimPrefix(strings.TrimSpace(pr.text), "peer.")
 				i, ok := bit[key]
 				if !ok {
 					if len(x.preds) == 64 {
-						return nil, fmt.Errorf("rule %s: more than 64 distinct flow tests in on lists", r.ID)
+						indexed = false
+						break
 					}
 					i = len(x.preds)
 					bit[key] = i
@@ -139,10 +144,12 @@ func newFlowIndex(p *Pack) (*flowIndex, error) {
 					b.flow |= 1 << i
 				}
 			}
-			x.bits[v] = b
+			if indexed {
+				x.bits[v] = b
+			}
 		}
 	}
-	return x, nil
+	return x
 }
 
 // index computes the masks of flows for frame, once.
@@ -150,7 +157,7 @@ func (x *flowIndex) index(flows []capture.FlowSummary, frame uint64) {
 	if x.frame == frame && len(x.masks) == len(flows) {
 		return
 	}
-	x.frame = frame
+	x.frame, x.flows = frame, flows
 	if cap(x.masks) < len(flows) {
 		x.masks = make([]uint64, len(flows))
 	}
@@ -170,12 +177,30 @@ func (x *flowIndex) index(flows []capture.FlowSummary, frame uint64) {
 // skip reports whether v's on list rules its condition out on flow i
 // (whose peer is at peer, -1 for none).
 func (x *flowIndex) skip(v *Variant, i int, peer int32) bool {
+	if len(v.on) == 0 {
+		return false
+	}
 	b, ok := x.bits[v]
 	if !ok {
-		return false
+		return !x.shows(v, i, peer)
 	}
 	if x.masks[i]&b.flow != 0 {
 		return false
 	}
 	return peer < 0 || x.masks[peer]&b.peer == 0
+}
+
+// shows checks v's on list on flow i and its peer test by test: for a
+// variant the masks do not cover.
+func (x *flowIndex) shows(v *Variant, i int, peer int32) bool {
+	for j := range v.on {
+		p := &v.on[j]
+		switch {
+		case !p.peer && p.holds(reflect.ValueOf(&x.flows[i]).Elem()):
+			return true
+		case p.peer && peer >= 0 && p.holds(reflect.ValueOf(&x.flows[peer]).Elem()):
+			return true
+		}
+	}
+	return false
 }

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -107,11 +109,11 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		}
 		frames = append(frames, Frame{Time: t0, Wire: s})
 	}
+	bare := packWithoutOnLists(t)
 	skipped := 0
 	for i, f := range frames {
-		with, without := NewEngine(p), NewEngine(p)
+		with, without := NewEngine(p), NewEngine(bare)
 		with.IgnoreFor, without.IgnoreFor = true, true
-		without.idx = &flowIndex{} // no on tests: every flow is evaluated
 		a, b := with.Evaluate(f), without.Evaluate(f)
 		if !slices.Equal(findingText(a.Findings), findingText(b.Findings)) || !reflect.DeepEqual(a.Rules, b.Rules) {
 			t.Errorf("frame %d: with the on index\n%v\n%v\nwithout\n%v\n%v", i, findingText(a.Findings), a.Rules, findingText(b.Findings), b.Rules)
@@ -130,6 +132,68 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		t.Fatal("the index passed over no flow: the check checked nothing")
 	}
 	t.Logf("%d frames, %d flow evaluations passed over by the index", len(frames), skipped)
+}
+
+// packWithoutOnLists is the bundled pack with its on lists taken out:
+// every flow variant evaluated on every flow.
+func packWithoutOnLists(t *testing.T) *Pack {
+	t.Helper()
+	files, err := fs.Glob(packFS, "pack/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("pack files: %v", err)
+	}
+	onLine := regexp.MustCompile(`(?m)^\s*on: \[.*\]\n`)
+	m := fstest.MapFS{}
+	removed := 0
+	for _, f := range files {
+		data, err := fs.ReadFile(packFS, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		removed += len(onLine.FindAll(data, -1))
+		m[f] = &fstest.MapFile{Data: onLine.ReplaceAll(data, nil)}
+	}
+	if removed == 0 {
+		t.Fatal("no on list in the pack: nothing to compare")
+	}
+	p, err := Load(m, "pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A pack naming more than 64 distinct on tests keeps their meaning: the
+// variants past the mask's bits check their lists test by test.
+func TestOnListsPastTheMask(t *testing.T) {
+	var b strings.Builder
+	rule := func(id, on, when string) {
+		fmt.Fprintf(&b, "- id: %s\n  title: t\n  severity: warning\n  scope: flow\n  on: [%s]\n  when: %s\n  evidence: x\n  cause: c\n  confirm: [c]\n  fix: [f]\n", id, on, when)
+	}
+	var many []string
+	for i := range 64 {
+		many = append(many, fmt.Sprintf("src=10.9.9.%d", i))
+	}
+	rule("sixty-four", strings.Join(many, ", "), "true")
+	rule("past", "encap=rocev1", "true")
+	p, err := Load(fstest.MapFS{"p/a.yaml": {Data: []byte(b.String())}}, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := NewEngine(p)
+	if _, ok := e.idx.bits[p.Rule("past").variants()[0]]; ok {
+		t.Fatal("the 65th test got a bit: the check checks nothing")
+	}
+	e.IgnoreFor = true
+	w := &capture.Summary{Flows: []capture.FlowSummary{
+		{ID: 1, Src: "10.9.9.3", Encap: "rocev2"}, {ID: 2, Src: "10.0.0.1", Encap: "rocev1"}, {ID: 3, Src: "10.0.0.2", Encap: "rocev2"}}}
+	fired := map[string][]string{}
+	for _, f := range e.Evaluate(Frame{Time: time.Unix(1_800_000_000, 0), Wire: w}).Findings {
+		fired[f.Rule] = append(fired[f.Rule], f.Objects["flow"])
+	}
+	if !slices.Equal(fired["sixty-four"], []string{"1"}) || !slices.Equal(fired["past"], []string{"2"}) {
+		t.Errorf("fired %v, want sixty-four on flow 1 and past on flow 2", fired)
+	}
 }
 
 // A condition that reads only its QP keeps its answers on the QPs that
