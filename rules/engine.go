@@ -191,6 +191,10 @@ func (e *Engine) Evaluate(f Frame) Result {
 	e.forget(f.Time)
 	res.Findings = e.findings(f)
 	res.Forgotten = e.forgot
+	// The frame's flows are its caller's: holding them until the next
+	// frame would keep a summary of up to 65,536 flows alive while the
+	// caller builds the next (or the whole capture's).
+	e.idx.release()
 	return res
 }
 

@@ -174,6 +174,9 @@ func (x *flowIndex) index(flows []capture.FlowSummary, frame uint64) {
 	}
 }
 
+// release lets go of the frame's flows; the masks stay for reuse.
+func (x *flowIndex) release() { x.flows = nil }
+
 // skip reports whether v's on list rules its condition out on flow i
 // (whose peer is at peer, -1 for none).
 func (x *flowIndex) skip(v *Variant, i int, peer int32) bool {
