@@ -45,11 +45,13 @@ type Tracker struct {
 	// what a response's lookup scans (see link).
 	unpaired pairIndex
 	last     *Flow
-	lru      recency // every flow, newest first: what evictOne drops
-	nextID   int
-	pmtu     int
-	evicted  uint64
-	gone     Totals // totals of evicted flows, so that totals stay whole
+	// spare is the unused rest of the last block of flows (newFlow).
+	spare   []Flow
+	lru     recency // every flow, newest first: what evictOne drops
+	nextID  int
+	pmtu    int
+	evicted uint64
+	gone    Totals // totals of evicted flows, so that totals stay whole
 
 	anomalies        []anomaly
 	anomaliesDropped uint64
@@ -154,7 +156,7 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 				*rtt = rttHist{bins: rtt.bins[:0]}
 			}
 		} else {
-			f = new(Flow)
+			f = t.newFlow()
 		}
 		*f = Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
 		f.opcodes, f.rtt = ops, rtt
@@ -164,6 +166,23 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 	}
 	t.lru.pushNewest(f)
 	t.last = f
+	return f
+}
+
+// flowBlock is how many flows newFlow allocates at once: one allocation
+// per 256 flows (about 200 KiB) instead of one per flow. A flow is never
+// freed on its own (an evicted flow's memory becomes the next flow's), so
+// a block lives as long as the tracker, like each of its flows would.
+const flowBlock = 256
+
+// newFlow returns a zero flow from the current block, allocating the
+// next block (never past MaxFlows) when it is used up.
+func (t *Tracker) newFlow() *Flow {
+	if len(t.spare) == 0 {
+		t.spare = make([]Flow, max(1, min(flowBlock, t.cfg.MaxFlows-t.flows.len())))
+	}
+	f := &t.spare[0]
+	t.spare = t.spare[1:]
 	return f
 }
 
