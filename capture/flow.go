@@ -92,10 +92,12 @@ type Flow struct {
 	rtt  *rttHist
 	peer *Flow
 	// indexed is set once the flow is in the tracker's pair index;
-	// pairPos and unpairedPos are its positions there (see pairIndex).
-	indexed     bool
-	pairPos     int32
-	unpairedPos int32
+	// pairPos, unpairedPos and blockPos are its positions in the
+	// tracker's indexes (see pairIndex), block the PSN block it is listed
+	// under in unpairedAt.
+	indexed                        bool
+	block                          uint8
+	pairPos, unpairedPos, blockPos int32
 	// touchGen is the tracker's interval generation in which the flow was
 	// last touched (see Tracker.touch).
 	touchGen uint32

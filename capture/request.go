@@ -117,6 +117,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 		r.inRetrans = false
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
+		t.advanced(f)
 		t.expect(f, p, ts)
 	case d > 0:
 		r.undo.active = false
@@ -132,6 +133,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 		t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: r.next, b: uint32(missing)})
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
+		t.advanced(f)
 		t.expect(f, p, ts)
 	default:
 		t.behind(f, psn, ipID, late, ts, pkt)

@@ -14,8 +14,29 @@ func (t *Tracker) index(f *Flow) {
 	pk := pairKey{f.key.src, f.key.dst}
 	t.pairs.add(pk, f)
 	if f.peer == nil {
-		t.unpaired.add(pk, f)
+		t.enlist(f)
 	}
+}
+
+// enlist puts an indexed request flow without a peer in the unpaired
+// indexes.
+func (t *Tracker) enlist(f *Flow) {
+	pk := pairKey{f.key.src, f.key.dst}
+	t.unpaired.add(pk, f)
+	f.block = psnBlock(f.req.next)
+	t.unpairedAt.add(blockKey{pk, f.block}, f)
+}
+
+// advanced keeps an unpaired flow listed under the block of its next PSN
+// after the PSN moved: once every 2^16 PSNs at most.
+func (t *Tracker) advanced(f *Flow) {
+	if f.blockPos == 0 || psnBlock(f.req.next) == f.block {
+		return
+	}
+	pk := pairKey{f.key.src, f.key.dst}
+	t.unpairedAt.remove(blockKey{pk, f.block}, f)
+	f.block = psnBlock(f.req.next)
+	t.unpairedAt.add(blockKey{pk, f.block}, f)
 }
 
 // link pairs a request flow with the flow of its responses. Paired flows
@@ -28,39 +49,44 @@ func (t *Tracker) link(req, resp *Flow) {
 	t.unlist(resp)
 }
 
-// unlist removes f from the unpaired index.
+// unlist removes f from the unpaired indexes.
 func (t *Tracker) unlist(f *Flow) {
 	if f.indexed {
-		t.unpaired.remove(pairKey{f.key.src, f.key.dst}, f)
+		pk := pairKey{f.key.src, f.key.dst}
+		t.unpaired.remove(pk, f)
+		t.unpairedAt.remove(blockKey{pk, f.block}, f)
 	}
 }
 
 // requester finds the request flow a response on f answers: the paired
-// flow, or the request flow in the other direction whose outstanding
-// requests include psn, or the only one there is.
+// flow, or the request flow in the other direction whose next PSN lies
+// within 2^16 past psn (its outstanding requests include psn), or the
+// only one there is. Only the two PSN blocks that window spans are
+// looked through, not every unpaired flow of the pair (a server and a
+// storage target can have thousands of QPs starting at once).
 func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if f.peer != nil {
 		return f.peer
 	}
-	cands := t.unpaired.get(pairKey{f.key.dst, f.key.src})
-	var only, match *Flow
-	free := 0
-	for _, c := range cands {
-		if c.peer != nil {
-			continue
-		}
-		free++
-		only = c
-		r := &c.req
-		if d := psnDiff(psn, r.next); d > 0 && d <= 1<<16 {
-			if match != nil {
-				return nil // ambiguous
+	pk := pairKey{f.key.dst, f.key.src}
+	free := t.unpaired.get(pk)
+	if len(free) == 0 {
+		return nil
+	}
+	var match *Flow
+	b := psnBlock(psn + 1)
+	for _, blk := range [2]uint8{b, b + 1} {
+		for _, c := range t.unpairedAt.get(blockKey{pk, blk}) {
+			if d := psnDiff(psn, c.req.next); d > 0 && d <= 1<<16 {
+				if match != nil {
+					return nil // ambiguous
+				}
+				match = c
 			}
-			match = c
 		}
 	}
-	if match == nil && free == 1 {
-		match = only
+	if match == nil && len(free) == 1 {
+		match = free[0]
 	}
 	if match != nil {
 		t.link(match, f)

@@ -40,11 +40,13 @@ const (
 type Tracker struct {
 	cfg   TrackerConfig
 	flows flowTable
-	pairs pairIndex // request flows by host pair
-	// unpaired is the request flows of pairs whose peer is not known yet:
-	// what a response's lookup scans (see link).
-	unpaired pairIndex
-	last     *Flow
+	pairs pairIndex[pairKey] // request flows by host pair
+	// unpaired is the request flows of pairs whose peer is not known yet
+	// (see link), and unpairedAt the same by the block their next PSN is
+	// in: what a response's lookup scans (see requester).
+	unpaired   pairIndex[pairKey]
+	unpairedAt pairIndex[blockKey]
+	last       *Flow
 	// spare is the unused rest of the last block of flows (newFlow).
 	spare   []Flow
 	lru     recency // every flow, newest first: what evictOne drops
@@ -110,8 +112,9 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: newPairIndex(func(f *Flow) *int32 { return &f.pairPos }),
-		unpaired: newPairIndex(func(f *Flow) *int32 { return &f.unpairedPos }), gen: 1}
+	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: newPairIndex[pairKey](func(f *Flow) *int32 { return &f.pairPos }),
+		unpaired:   newPairIndex[pairKey](func(f *Flow) *int32 { return &f.unpairedPos }),
+		unpairedAt: newPairIndex[blockKey](func(f *Flow) *int32 { return &f.blockPos }), gen: 1}
 }
 
 func (t *Tracker) note(a anomaly) {
@@ -211,7 +214,7 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 		// The survivor waits for a new peer again.
 		s.peer = nil
 		if s.indexed {
-			t.unpaired.add(pairKey{s.key.src, s.key.dst}, s)
+			t.enlist(s)
 		}
 	}
 	if t.last == victim {
