@@ -30,7 +30,7 @@ type Analyzer struct {
 	decoders map[layers.LinkType]*Decoder
 	last     *Decoder
 	lastLink layers.LinkType
-	d        Decoded
+	pd       Predecoded // Packet's frame
 	tracker  *Tracker
 
 	packets, roce, v1, v2, nonRoCE, malformed, truncated, bytes uint64
@@ -84,6 +84,26 @@ func (a *Analyzer) decoder(link layers.LinkType) *Decoder {
 
 // Packet analyses one frame.
 func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) {
+	dec := a.decoder(link)
+	if dec != nil {
+		if a.icrcEvery > 1 {
+			dec.VerifyICRC = a.verifyThis()
+		} else if a.icrcSampled {
+			dec.VerifyICRC = true
+		}
+	}
+	a.pd.decode(dec, data, max(ci.Length, len(data)), link)
+	a.account(data, ci, &a.pd)
+}
+
+// PacketDecoded analyses one frame decoded by a's Predecoder: the same as
+// Packet.
+func (a *Analyzer) PacketDecoded(data []byte, ci gopacket.CaptureInfo, pd *Predecoded) {
+	a.account(data, ci, pd)
+}
+
+// account counts and tracks one decoded frame.
+func (a *Analyzer) account(data []byte, ci gopacket.CaptureInfo, pd *Predecoded) {
 	a.packets++
 	ts := ci.Timestamp.UnixNano()
 	if a.packets == 1 || ts < a.firstTS {
@@ -93,33 +113,27 @@ func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.Link
 		a.lastTS = ts
 	}
 	wire := max(ci.Length, len(data))
-	dec := a.decoder(link)
-	if dec == nil {
+	if !pd.known {
 		if a.unsupported == nil {
 			a.unsupported = map[layers.LinkType]uint64{}
 		}
-		a.unsupported[link]++
+		a.unsupported[pd.link]++
 		a.nonRoCE++
 		return
 	}
-	if a.icrcEvery > 1 {
-		dec.VerifyICRC = a.verifyThis()
-	} else if a.icrcSampled {
-		dec.VerifyICRC = true
-	}
-	isRoCE, err := dec.Decode(data, wire, &a.d)
-	if !isRoCE {
+	if !pd.roce {
 		a.nonRoCE++
 		return
 	}
+	d := &pd.d
 	a.roce++
 	a.bytes += uint64(wire)
-	if a.d.Encap == EncapRoCEv1 {
+	if d.Encap == EncapRoCEv1 {
 		a.v1++
 	} else {
 		a.v2++
 	}
-	if err != nil {
+	if err := pd.err; err != nil {
 		if errors.Is(err, roce.ErrTruncated) && len(data) < wire {
 			// The snap length cut the headers: a capture artifact, not a
 			// broken packet. Counted, not analysed.
@@ -131,14 +145,14 @@ func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.Link
 		a.tracker.Malformed(ts, uint64(a.cfg.sharded(int(a.packets))), malformedReason(err))
 		return
 	}
-	if a.d.RoCE.Truncated || len(data) < wire {
+	if d.RoCE.Truncated || len(data) < wire {
 		a.truncated++
 	}
-	if !dec.VerifyICRC && !a.cfg.icrcOff() {
+	if !pd.verified && !a.cfg.icrcOff() {
 		a.icrcUnchecked++
 	}
-	a.opcodes[a.d.RoCE.BTH.Opcode]++
-	a.tracker.Track(&a.d, ts, uint64(a.cfg.sharded(int(a.packets))))
+	a.opcodes[d.RoCE.BTH.Opcode]++
+	a.tracker.Track(d, ts, uint64(a.cfg.sharded(int(a.packets))))
 }
 
 // Malformed reasons, for the anomaly log.

@@ -53,7 +53,7 @@ func (a *Analyzer) SampleICRC(every int) {
 
 // verifyThis says whether the next packet's ICRC is verified.
 func (a *Analyzer) verifyThis() bool {
-	return !a.cfg.icrcOff() && (a.icrcEvery <= 1 || a.packets%a.icrcEvery == 0)
+	return !a.cfg.icrcOff() && (a.icrcEvery <= 1 || (a.packets+1)%a.icrcEvery == 0)
 }
 
 // icrcVerdict is what a summary says of its ICRC verification.

@@ -51,6 +51,9 @@ type Record struct {
 	Data []byte
 	CI   gopacket.CaptureInfo
 	Link layers.LinkType
+	// Decoded, when not nil, is the frame decoded ahead by the tape
+	// (CaptureTape.DecodeAhead); valid as long as Data.
+	Decoded *capture.Predecoded
 }
 
 // Tape is a recording played back: host ticks and packets in the order

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/rdmatop/rdmatop/capture"
+
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 )
@@ -14,7 +16,9 @@ import (
 // a replay of 100,000 QPs and a third of one of a 176 MB capture of few
 // flows, while the second core idled. prefetch reads packets on its own
 // goroutine into batches of copies, a few batches ahead, and hands them
-// over whole: one channel operation per batch, not per packet.
+// over whole: one channel operation per batch, not per packet. Given a
+// capture.Predecoder it also decodes them there, so that the analysis
+// goroutine only tracks.
 
 // packetSource is what prefetch reads: capture.FileSource.
 type packetSource interface {
@@ -33,6 +37,7 @@ const (
 type batch struct {
 	buf  []byte
 	recs []Record
+	dec  []capture.Predecoded // recs[i] decoded ahead, with a Predecoder
 	err  error
 }
 
@@ -48,18 +53,23 @@ type prefetch struct {
 // errTapeClosed is Next's error after Close.
 var errTapeClosed = errors.New("capture tape closed")
 
-func startPrefetch(src packetSource) *prefetch {
+// startPrefetch starts reading src; with pd, decoding too.
+func startPrefetch(src packetSource, pd *capture.Predecoder) *prefetch {
 	p := &prefetch{full: make(chan *batch, batches), free: make(chan *batch, batches),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for range batches {
-		p.free <- &batch{buf: make([]byte, 0, batchBytes), recs: make([]Record, 0, batchRecords)}
+		b := &batch{buf: make([]byte, 0, batchBytes), recs: make([]Record, 0, batchRecords)}
+		if pd != nil {
+			b.dec = make([]capture.Predecoded, batchRecords)
+		}
+		p.free <- b
 	}
-	go p.read(src)
+	go p.read(src, pd)
 	return p
 }
 
 // read fills batches until the source fails or ends, or stop closes.
-func (p *prefetch) read(src packetSource) {
+func (p *prefetch) read(src packetSource, pd *capture.Predecoder) {
 	defer close(p.done)
 	var held Record // read but not yet copied: it did not fit its batch
 	for {
@@ -86,6 +96,13 @@ func (p *prefetch) read(src packetSource) {
 				break
 			}
 			b.add(r)
+		}
+		if pd != nil {
+			for i := range b.recs {
+				r := &b.recs[i]
+				pd.Decode(r.Data, r.CI, r.Link, &b.dec[i])
+				r.Decoded = &b.dec[i]
+			}
 		}
 		select {
 		case p.full <- b:

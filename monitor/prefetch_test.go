@@ -104,7 +104,7 @@ func TestPrefetchBatchBoundaries(t *testing.T) {
 		sizes = append(sizes, 1500)
 	}
 	bad := errors.New("record 9001: cut short")
-	p := startPrefetch(&fakeSource{sizes: sizes, err: bad})
+	p := startPrefetch(&fakeSource{sizes: sizes, err: bad}, nil)
 	defer p.close(func() error { return nil })
 	for i, size := range sizes {
 		r, err := p.nextRecord(context.Background())

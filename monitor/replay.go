@@ -49,7 +49,7 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 					r.wire.a.Begin(prev.UnixNano())
 				}
 			}
-			r.wire.packet(rec.Data, rec.CI, rec.Link)
+			r.wire.replayed(&rec)
 			continue
 		}
 		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
@@ -64,6 +64,12 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 	}
 }
 
+// decodesAhead is a tape that can decode its packets as it reads them
+// (CaptureTape).
+type decodesAhead interface {
+	DecodeAhead(pd *capture.Predecoder)
+}
+
 // replayCapture cuts a capture into intervals of capture time: the run's
 // Interval, or, when the capture turns out shorter than a few of them and
 // the user did not choose it, a finer step that gives about autoTicks
@@ -71,6 +77,11 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, error) bool) error {
 	w := newWireState(r.cfg.Analysis)
 	r.wire = w
+	if d, ok := tape.(decodesAhead); ok {
+		if pd := w.a.Predecoder(); pd != nil {
+			d.DecodeAhead(pd)
+		}
+	}
 	la := &lookahead{tape: tape}
 	iv := int64(r.cfg.Interval)
 	if r.cfg.AutoInterval {
@@ -128,7 +139,7 @@ func (r *Run) replayCapture(ctx context.Context, tape Tape, yield func(Frame, er
 			}
 			next += iv
 		}
-		w.packet(rec.Data, rec.CI, rec.Link)
+		w.replayed(&rec)
 		last = max(last, ts)
 	}
 	if next == 0 {
@@ -226,6 +237,7 @@ func (l *lookahead) fill(ctx context.Context, want int64) int64 {
 		n := len(l.arena)
 		l.arena = append(l.arena, rec.Data...)
 		rec.Data = l.arena[n:len(l.arena):len(l.arena)]
+		rec.Decoded = nil // the tape's, reused: the analysis decodes the copy
 		l.buf = append(l.buf, rec)
 		if m.add(&rec) {
 			break

@@ -14,6 +14,7 @@ type CaptureTape struct {
 	src    *capture.FileSource
 	n      int
 	ahead  *prefetch
+	decode *capture.Predecoder
 	closed bool
 }
 
@@ -40,9 +41,18 @@ func (t *CaptureTape) Next(ctx context.Context) (Record, error) {
 		return Record{}, errTapeClosed
 	}
 	if t.ahead == nil {
-		t.ahead = startPrefetch(t.src)
+		t.ahead = startPrefetch(t.src, t.decode)
 	}
 	return t.ahead.nextRecord(ctx)
+}
+
+// DecodeAhead makes the reader decode each packet with pd as well (Record's
+// Decoded). It has effect only before the first Next, which starts the
+// reader.
+func (t *CaptureTape) DecodeAhead(pd *capture.Predecoder) {
+	if t.ahead == nil {
+		t.decode = pd
+	}
 }
 
 // Close stops reading and closes the file.

@@ -78,6 +78,18 @@ func (w *wireState) packet(data []byte, ci gopacket.CaptureInfo, link layers.Lin
 	}
 }
 
+// replayed analyses a packet of a tape, decoded ahead if the tape did.
+func (w *wireState) replayed(rec *Record) {
+	if rec.Decoded == nil {
+		w.packet(rec.Data, rec.CI, rec.Link)
+		return
+	}
+	w.a.PacketDecoded(rec.Data, rec.CI, rec.Decoded)
+	if w.rec != nil {
+		w.rec.packet(rec.CI, rec.Data)
+	}
+}
+
 // wireCut is one tick's cut of the capture: taken under the analyses'
 // locks (cut: O(flows that moved)), made into the Frame's summaries
 // outside them (finish: ranking every flow of the running analysis, and
