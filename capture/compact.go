@@ -24,6 +24,20 @@ func (p *pendingRing) each(fn func(i int)) {
 	}
 }
 
+// awaits says whether a request with PSN psn awaits its answer.
+func (r *reqStream) awaits(psn uint32) bool {
+	p := r.pending
+	if p == nil {
+		return false
+	}
+	for v := p.valid; v != 0; v &= v - 1 {
+		if p.o[bits.TrailingZeros32(v)].psn == psn {
+			return true
+		}
+	}
+	return false
+}
+
 // readSet is a flow's last READ requests (reads.go). Kept once a flow
 // reads: re-issued READs are judged against it.
 type readSet struct {

@@ -47,3 +47,38 @@ func TestRequesterFoundAcrossPSNBlocks(t *testing.T) {
 		}
 	}
 }
+
+// Between one pair of hosts many QPs await their first ACK at once, their
+// windows of 2^16 PSNs overlapping: the ACK goes to the QP whose last or
+// awaited request has its PSN. An ACK that is exact for none of the QPs
+// whose window holds it stays unpaired: guessing would give one QP
+// another's round trips.
+func TestRequesterByExactPSN(t *testing.T) {
+	const qps = 64
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	first := func(i int) uint32 { return 0x400000 + uint32(i)*64 } // all within 2^16
+	for i := range qps {
+		w.send(wireA, wireB, 0x100+uint32(i), roce.Opcode(roce.OpSendOnly), first(i), 0)
+		w.send(wireA, wireB, 0x100+uint32(i), roce.Opcode(roce.OpSendOnly), first(i)+1, 0)
+	}
+	// First an ACK (to QP 0x2ff) of a PSN before them all: in every QP's
+	// window, exact for none. Then each QP's ACK of its last PSN.
+	w.send(wireB, wireA, 0x2ff, roce.Opcode(roce.OpAcknowledge), first(0)-1, 0)
+	for i := range qps {
+		w.send(wireB, wireA, 0x200+uint32(i), roce.Opcode(roce.OpAcknowledge), first(i)+1, 0)
+	}
+	s := (&Analyzer{tracker: w.t}).Summary()
+	byQP := map[uint32]FlowSummary{}
+	for _, f := range s.Flows {
+		byQP[f.DestQP] = f
+	}
+	for i := range qps {
+		req, ack := byQP[0x100+uint32(i)], byQP[0x200+uint32(i)]
+		if req.PeerID != ack.ID {
+			t.Errorf("QP %d: request flow's peer %d, want its ACK flow %d", i, req.PeerID, ack.ID)
+		}
+	}
+	if p := byQP[0x2ff].PeerID; p != 0 {
+		t.Errorf("an ACK exact for no QP, in several windows, paired with flow %d", p)
+	}
+}

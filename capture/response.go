@@ -59,11 +59,15 @@ func (t *Tracker) unlist(f *Flow) {
 }
 
 // requester finds the request flow a response on f answers: the paired
-// flow, or the request flow in the other direction whose next PSN lies
-// within 2^16 past psn (its outstanding requests include psn), or the
-// only one there is. Only the two PSN blocks that window spans are
-// looked through, not every unpaired flow of the pair (a server and a
-// storage target can have thousands of QPs starting at once).
+// flow, or among the request flows in the other direction whose next PSN
+// lies within 2^16 past psn (their outstanding requests include psn) the
+// one whose last request or an awaited one has PSN psn, or the only one
+// in that window, or the only one there is. The exact PSN decides where
+// the window alone cannot: between one server and one storage target a
+// thousand QPs may await their first ACK at once, and with random 24-bit
+// first PSNs about four of them share any window of 2^16. Only the two
+// PSN blocks the window spans are looked through, not every unpaired flow
+// of the pair.
 func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if f.peer != nil {
 		return f.peer
@@ -73,17 +77,27 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if len(free) == 0 {
 		return nil
 	}
-	var match *Flow
+	var match, exact *Flow
+	inWindow, exacts := 0, 0
 	b := psnBlock(psn + 1)
 	for _, blk := range [2]uint8{b, b + 1} {
 		for _, c := range t.unpairedAt.get(blockKey{pk, blk}) {
-			if d := psnDiff(psn, c.req.next); d > 0 && d <= 1<<16 {
-				if match != nil {
-					return nil // ambiguous
-				}
+			r := &c.req
+			if d := psnDiff(psn, r.next); d > 0 && d <= 1<<16 {
+				inWindow++
 				match = c
+				if d == 1 || r.awaits(psn) {
+					exacts++
+					exact = c
+				}
 			}
 		}
+	}
+	switch {
+	case exacts == 1:
+		match = exact
+	case inWindow > 1:
+		match = nil // ambiguous
 	}
 	if match == nil && len(free) == 1 {
 		match = free[0]
