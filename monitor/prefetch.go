@@ -17,8 +17,8 @@ import (
 // flows, while the second core idled. prefetch reads packets on its own
 // goroutine into batches of copies, a few batches ahead, and hands them
 // over whole: one channel operation per batch, not per packet. Given a
-// capture.Predecoder it also decodes them there, so that the analysis
-// goroutine only tracks.
+// capture.Predecoder it also decodes the batches it is ahead with, so
+// that the analysis goroutine only tracks them.
 
 // packetSource is what prefetch reads: capture.FileSource.
 type packetSource interface {
@@ -97,7 +97,13 @@ func (p *prefetch) read(src packetSource, pd *capture.Predecoder) {
 			}
 			b.add(r)
 		}
-		if pd != nil {
+		// Decode ahead only while the analysis has a batch to work on
+		// (one waits in full): where tracking is cheap (few flows) the
+		// reader is the slower of the two, and decoding here as well
+		// made the whole replay wait for it (lossy1 x40: 0.15 -> 0.20 s);
+		// where tracking is dear (many QPs) the reader is ahead, and its
+		// core would idle.
+		if pd != nil && len(p.full) > 0 {
 			for i := range b.recs {
 				r := &b.recs[i]
 				pd.Decode(r.Data, r.CI, r.Link, &b.dec[i])
