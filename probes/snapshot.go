@@ -132,6 +132,33 @@ type Event struct {
 	Port     int       `json:"port,omitempty" expr:"port"`
 	QPN      *uint32   `json:"qpn,omitempty" expr:"qpn"`
 	Detail   string    `json:"detail" expr:"detail"`
+	// NCCL is what an NCCL log line said (source nccl), parsed.
+	NCCL *NCCLError `json:"nccl,omitempty" expr:"nccl"`
+}
+
+// NCCLError is a work completion error (or an asynchronous event) NCCL's
+// IB/RoCE transport logged. Fields a line did not carry are zero or nil:
+// NCCL's wording changed over its versions (probes/nccl).
+type NCCLError struct {
+	Host    string `json:"host,omitempty" expr:"host"` // NCCL's line prefix: hostname, pid, CUDA device
+	PID     int    `json:"pid,omitempty" expr:"pid"`
+	CUDADev *int   `json:"cuda_dev,omitempty" expr:"cuda_dev"`
+	// Status is the ibv_wc_status number (12: IBV_WC_RETRY_EXC_ERR), nil
+	// for an asynchronous event; StatusName its verbs name.
+	Status     *int   `json:"status,omitempty" expr:"status"`
+	StatusName string `json:"status_name,omitempty" expr:"status_name"`
+	Opcode     *int   `json:"opcode,omitempty" expr:"opcode"`
+	VendorErr  *int   `json:"vendor_err,omitempty" expr:"vendor_err"`
+	Direction  string `json:"direction,omitempty" expr:"direction"` // Send or Recv
+	// Peer is the remote address NCCL names (IPv4 or IPv6), PeerPort its
+	// port; LocalGID and RemoteGID the GIDs of the connection.
+	Peer      string `json:"peer,omitempty" expr:"peer"`
+	PeerPort  int    `json:"peer_port,omitempty" expr:"peer_port"`
+	LocalGID  string `json:"local_gid,omitempty" expr:"local_gid"`
+	RemoteGID string `json:"remote_gid,omitempty" expr:"remote_gid"`
+	// Async is an asynchronous event's name (port error, local catastrophic
+	// error, ...), empty for a completion error.
+	Async string `json:"async,omitempty" expr:"async"`
 }
 
 // Config is the host's configuration as it bears on RoCE.

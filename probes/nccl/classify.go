@@ -1,0 +1,204 @@
+package nccl
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// Event kinds.
+const (
+	// KindCompletion: a work request completed in error (ibv_wc_status).
+	KindCompletion = "nccl_completion_error"
+	// KindAsync: the HCA raised an asynchronous event (port error, local
+	// catastrophic error, a fatal event on a QP).
+	KindAsync = "nccl_async_event"
+	// KindModifyQP: a QP transition failed while connecting (the path, the
+	// GID or the peer did not answer).
+	KindModifyQP = "nccl_modify_qp_failed"
+	// KindWarn: any other warning NCCL logged.
+	KindWarn = "nccl_warn"
+)
+
+// Statuses are the names of ibv_wc_status (rdma-core's verbs.h), by number.
+var Statuses = [...]string{
+	"IBV_WC_SUCCESS", "IBV_WC_LOC_LEN_ERR", "IBV_WC_LOC_QP_OP_ERR", "IBV_WC_LOC_EEC_OP_ERR",
+	"IBV_WC_LOC_PROT_ERR", "IBV_WC_WR_FLUSH_ERR", "IBV_WC_MW_BIND_ERR", "IBV_WC_BAD_RESP_ERR",
+	"IBV_WC_LOC_ACCESS_ERR", "IBV_WC_REM_INV_REQ_ERR", "IBV_WC_REM_ACCESS_ERR", "IBV_WC_REM_OP_ERR",
+	"IBV_WC_RETRY_EXC_ERR", "IBV_WC_RNR_RETRY_EXC_ERR", "IBV_WC_LOC_RDD_VIOL_ERR", "IBV_WC_REM_INV_RD_REQ_ERR",
+	"IBV_WC_REM_ABORT_ERR", "IBV_WC_INV_EECN_ERR", "IBV_WC_INV_EEC_STATE_ERR", "IBV_WC_FATAL_ERR",
+	"IBV_WC_RESP_TIMEOUT_ERR", "IBV_WC_GENERAL_ERR",
+}
+
+// StatusName is the verbs name of status n, or "" when it has none.
+func StatusName(n int) string {
+	if n >= 0 && n < len(Statuses) {
+		return Statuses[n]
+	}
+	return ""
+}
+
+// Parser turns NCCL log lines into events. It joins a completion error
+// with the "Got CQE with error (… qp_num=N)" line its thread logged just
+// before it (NCCL 2.30), which alone names the QP. Not safe for
+// concurrent use.
+type Parser struct {
+	qpn map[string]uint32 // by thread: the QP of its last CQE line
+}
+
+// NewParser returns a parser.
+func NewParser() *Parser { return &Parser{qpn: map[string]uint32{}} }
+
+// Line parses one line of a log: ok is true when it is an NCCL warning,
+// which ev then describes (INFO lines and other text give no event).
+func (p *Parser) Line(s string) (ev probes.Event, ok bool) {
+	l, ok := ParseLine(s)
+	if !ok || l.Level != "WARN" {
+		return probes.Event{}, false
+	}
+	ev = probes.Event{Source: "nccl", Kind: KindWarn, Severity: probes.SevWarning, Detail: l.Message}
+	n := &probes.NCCLError{Host: l.Host, PID: l.PID}
+	dev := l.CUDADev
+	n.CUDADev = &dev
+	ev.NCCL = n
+	msg := l.Message
+	switch {
+	case strings.Contains(msg, "Got CQE with error"):
+		if m := reQPNum().FindStringSubmatch(msg); m != nil {
+			if q, err := strconv.ParseUint(m[1], 10, 32); err == nil {
+				p.qpn[l.Thread()] = uint32(q)
+			}
+		}
+		return probes.Event{}, false // the completion line after it tells the error
+	case strings.Contains(msg, "Got completion"):
+		ev.Kind, ev.Severity = KindCompletion, probes.SevCritical
+		completion(msg, n)
+		if n.Status != nil && *n.Status == 5 {
+			// Flushed: the QP was already in error; a consequence.
+			ev.Severity = probes.SevWarning
+		}
+		if m := reHCA().FindStringSubmatch(msg); m != nil {
+			ev.Device = m[1]
+		}
+		if q, ok := p.qpn[l.Thread()]; ok {
+			ev.QPN = &q
+			delete(p.qpn, l.Thread())
+		}
+	case strings.Contains(msg, "async ") || strings.Contains(msg, "GID table changed") || strings.Contains(msg, "unknown event type"):
+		m := reAsync().FindStringSubmatch(msg)
+		if m == nil {
+			break // a warning about the async thread itself
+		}
+		ev.Kind, ev.Severity = KindAsync, probes.SevCritical
+		ev.Device = m[1]
+		ev.Port, _ = strconv.Atoi(m[2])
+		switch {
+		case m[3] != "":
+			n.Async = strings.TrimSpace(m[3])
+		case m[4] != "":
+			n.Async = "GID table changed"
+		case m[5] != "":
+			// IBV_EVENT_GID_CHANGE (18 in verbs.h), which NCCL 2.23.4 to
+			// 2.27 did not name.
+			n.Async = "unknown event type (" + m[5] + ")"
+			if m[5] == "18" {
+				n.Async = "GID table changed"
+			}
+		}
+		if m := reQPN().FindStringSubmatch(msg); m != nil {
+			if q, err := strconv.ParseUint(m[1], 10, 32); err == nil {
+				qpn := uint32(q)
+				ev.QPN = &qpn
+			}
+		}
+		if strings.Contains(msg, "non-fatal") || n.Async == "GID table changed" {
+			ev.Severity = probes.SevWarning
+		}
+	case strings.Contains(msg, "ibv_modify_qp failed"):
+		ev.Kind, ev.Severity = KindModifyQP, probes.SevCritical
+		if m := reOnDev().FindStringSubmatch(msg); m != nil {
+			ev.Device = m[1]
+			ev.Port, _ = strconv.Atoi(m[2])
+		}
+		if m := reLocalGID().FindStringSubmatch(msg); m != nil {
+			n.LocalGID = m[1]
+		}
+		if m := reRemoteGID().FindStringSubmatch(msg); m != nil {
+			n.RemoteGID = m[1]
+		}
+	}
+	return ev, true
+}
+
+// completion reads a completion error's fields, each where it is.
+func completion(msg string, n *probes.NCCLError) {
+	if m := rePeer().FindStringSubmatch(msg); m != nil {
+		n.Peer = m[1]
+		n.PeerPort, _ = strconv.Atoi(m[2])
+	}
+	if m := reStatus().FindStringSubmatch(msg); m != nil {
+		num := m[1] + m[3] // "error 12" / "status=12", or "status=NAME(12)"
+		if v, err := strconv.Atoi(num); err == nil {
+			n.Status = &v
+			n.StatusName = StatusName(v)
+		}
+	}
+	n.Opcode = intField(reOpcode(), msg)
+	n.VendorErr = intField(reVendor(), msg)
+	if m := reDir().FindStringSubmatch(msg); m != nil {
+		n.Direction = m[1]
+	}
+	if m := reLocalGID().FindStringSubmatch(msg); m != nil {
+		n.LocalGID = m[1]
+	}
+	if m := reRemoteGID().FindStringSubmatch(msg); m != nil {
+		n.RemoteGID = m[1]
+	}
+}
+
+func intField(re *regexp.Regexp, s string) *int {
+	m := re.FindStringSubmatch(s)
+	if m == nil {
+		return nil
+	}
+	v, err := strconv.Atoi(m[1])
+	if err != nil {
+		return nil
+	}
+	return &v
+}
+
+// Patterns, compiled on first use: a command that reads no NCCL log does
+// not pay for them.
+func lazy(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
+
+var (
+	// "from peer 10.1.2.3<40554>", "from peer fe80::1%ib0<53249>"
+	rePeer = lazy(`from peer (\S+?)<(\d+)>`)
+	// "with error 12", "with status=12", "with status=IBV_WC_RETRY_EXC_ERR(12)"
+	reStatus = lazy(`with (?:error |status=)(?:(\d+)|([A-Z_]+)\((\d+)\))`)
+	// "opcode 1", "opcode=129", "opcode=IBV_WC_RDMA_WRITE(1)"
+	reOpcode = lazy(`opcode[ =](?:[A-Z_]+\()?(\d+)`)
+	// "vendor err 129", "vendor_err=129"
+	reVendor    = lazy(`vendor[ _]err[ =](\d+)`)
+	reDir       = lazy(`(?:\(|req_type=)(Send|Recv)\b`)
+	reLocalGID  = lazy(`local ?G[Ii][Dd] ([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
+	reRemoteGID = lazy(`remote ?G[Ii][Dd]s? ?([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
+	reHCA       = lazy(`\bhca (\S+)`)
+	reQPNum     = lazy(`qp_num=(\d+)`)
+	reQPN       = lazy(`\bqpn=(\d+)`) // NCCL 2.30.7's fatal QP events
+	// "Got async event : port error" (before 2.20: no device), "mlx5_0:1 Got
+	// async event : local access violation work queue error", "mlx5_1:1
+	// async fatal event on QP (0x…): invalid request …", "… async fatal
+	// event: …", "… Got async error event: …", "… Got non-fatal async event:
+	// port active(9)", "mlx5_0:1 GID table changed", "mlx5_0:1 unknown
+	// event type (18)".
+	reAsync = lazy(`(?:(\S+):(\d+) )?(?:(?:Got (?:non-fatal )?async (?:error )?event|async fatal event(?: on [A-Z]+[^:]*)?)\s*:\s*(.+)$|(GID table changed)|unknown event type \((\d+)\))`)
+	// "on dev mlx5_1:1,"
+	reOnDev = lazy(`on dev (\S+?):(\d+)`)
+)
