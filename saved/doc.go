@@ -2,7 +2,7 @@
 // a sosreport (directory or tarball), a directory of saved outputs, or
 // single files of `ethtool -S`, sysfs counter listings, `rdma statistic`,
 // `rdma res show qp`, `rdma link`, `ip -s link`, `mlnx_qos -i`, kernel
-// log excerpts, `ibv_devinfo -v` and `mlxconfig query`.
+// log excerpts, `ibv_devinfo -v`, `mlxconfig query` and jobs' NCCL logs.
 //
 // Every file is recognised by its content, never by its name (a name only
 // adds context a content lacks: sos's ethtool_-S_eth0 names the netdev).

@@ -50,6 +50,9 @@ type host struct {
 	dcb      map[string]probes.DCBConfig
 	gids     []probes.GID
 	ecn      []probes.ECNConfig
+	// ncclLogs counts the NCCL logs read, warnings or not: a log without
+	// a warning was read, and says so, but judges nothing.
+	ncclLogs int
 }
 
 func newHost() *host {
@@ -90,7 +93,7 @@ func (h *host) device(name string) *probes.Device {
 // empty reports whether no input added anything to the model.
 func (h *host) empty() bool {
 	return len(h.devices) == 0 && len(h.ports) == 0 && len(h.netdevs) == 0 && len(h.qps) == 0 &&
-		len(h.events) == 0 && len(h.dcb) == 0 && len(h.ecn) == 0 && len(h.gids) == 0
+		len(h.events) == 0 && len(h.dcb) == 0 && len(h.ecn) == 0 && len(h.gids) == 0 && h.ncclLogs == 0
 }
 
 // snapshots builds the host model: as many snapshots as the most read
@@ -244,8 +247,18 @@ func (h *host) describe() string {
 	if n := len(h.qps); n > 0 {
 		parts = append(parts, plural(n, "QP"))
 	}
-	if n := len(h.events); n > 0 {
+	bySource := map[string]int{}
+	for _, e := range h.events {
+		bySource[e.Source]++
+	}
+	if n := bySource["kmsg"]; n > 0 {
 		parts = append(parts, plural(n, "kernel log event"))
+	}
+	switch n := bySource["nccl"]; {
+	case n > 0:
+		parts = append(parts, plural(n, "NCCL warning"))
+	case h.ncclLogs > 0:
+		parts = append(parts, plural(h.ncclLogs, "NCCL log")+" without a warning")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -25,6 +25,7 @@ const (
 	KindIPLinkJ     Kind = "ip -j -s link"
 	KindMlnxQos     Kind = "mlnx_qos -i"
 	KindKernelLog   Kind = "kernel log (dmesg, journalctl -k)"
+	KindNCCLLog     Kind = "NCCL log (NCCL_DEBUG output)"
 	KindDevinfo     Kind = "ibv_devinfo -v"
 	KindMlxconfig   Kind = "mlxconfig query"
 	KindCapture     Kind = "packet capture or rdmatop recording"

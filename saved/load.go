@@ -33,7 +33,7 @@ var timeZero time.Time
 // Looked lists what Load recognises, for the message when it found none.
 const Looked = "ethtool -S, sysfs counter listings (grep . FILES, find | cat, head), rdma [-j] statistic show, " +
 	"rdma [-j] res show qp, rdma [-j] link show, ip [-j] -s link, mlnx_qos -i, dmesg / journalctl -k, " +
-	"ibv_devinfo -v, mlxconfig query, sosreports"
+	"ibv_devinfo -v, mlxconfig query, NCCL logs (NCCL_DEBUG output), sosreports"
 
 // loader carries one Load.
 type loader struct {

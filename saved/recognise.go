@@ -40,6 +40,7 @@ var parsers = []parser{
 	{KindDevinfo, (*loader).devinfo},
 	{KindMlxconfig, (*loader).mlxconfig},
 	{KindEthtool, (*loader).ethtool},
+	{KindNCCLLog, (*loader).ncclLog},
 	{KindKernelLog, (*loader).kernelLog},
 }
 
