@@ -137,6 +137,9 @@ func render(buf *bytes.Buffer, t *template.Template, env *Env) string {
 
 // templateFuncs are available in evidence templates.
 var templateFuncs = template.FuncMap{
+	// nccl lists the NCCL log's errors of a kind (and statuses), each
+	// distinct one once: {{nccl .Host.Events "nccl_completion_error" 12}}.
+	"nccl": ncclEvidence,
 	// num formats a number (or nil) for people: 4 significant digits,
 	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// check on real NCCL logs (testdata/nccl, NCCL 2.8 to 2.30): the first
+// finding says what the status means and names the peer, and the device
+// where the log names one; the exit status is 1. What each log shows is
+// read from its lines (and its issue, testdata/nccl/MANIFEST.md).
+func TestCheckNCCLLogs(t *testing.T) {
+	cases := []struct {
+		file, rule string
+		names      []string // in the first finding's evidence
+	}{
+		{"03-", "nccl-retry-exceeded", []string{"status 12 IBV_WC_RETRY_EXC_ERR", "vendor err 129"}},
+		{"04-", "nccl-local-protection", []string{"status 4", "192.168.0.12"}},
+		{"10-", "nccl-retry-exceeded", []string{"toward 172.36.143.59", "Recv"}},
+		{"11-", "nccl-retry-exceeded", []string{"toward 10.216.210.236", "fd00:1148:9000:5000:4:200:3:ff1f"}},
+		{"14-", "nccl-async-error", []string{"mlx5_0:1 local access violation work queue error"}},
+		{"16-", "nccl-async-error", []string{"mlx5_1:1 invalid request local work queue error"}},
+		{"17-", "nccl-local-protection", []string{"toward 172.16.12.34 on mlx5_ib0"}},
+		{"19-", "nccl-retry-exceeded", []string{"toward 10.153.235.13 on mlx5_1 QP 26257"}},
+		{"15-", "nccl-flushed", []string{"status 5 IBV_WC_WR_FLUSH_ERR toward 10.1.32.3"}},
+		{"18-", "nccl-connect-failed", []string{"on dev mlx_x:1, curr state INIT, next state RTR"}},
+	}
+	for _, c := range cases {
+		path := ncclLog(t, c.file)
+		out, stderr, code := runCLI(t, "check", "--json", path)
+		if code != 1 {
+			t.Errorf("%s: exit %d, stderr %q", c.file, code, stderr)
+			continue
+		}
+		var doc struct {
+			Findings []struct {
+				Rule     string `json:"rule"`
+				Evidence string `json:"evidence"`
+			} `json:"findings"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if len(doc.Findings) == 0 || doc.Findings[0].Rule != c.rule {
+			t.Errorf("%s: findings %+v, want %s first", c.file, doc.Findings, c.rule)
+			continue
+		}
+		for _, n := range c.names {
+			if !strings.Contains(doc.Findings[0].Evidence, n) {
+				t.Errorf("%s: evidence %q does not name %q", c.file, doc.Findings[0].Evidence, n)
+			}
+		}
+	}
+}
+
+// check --json carries what each NCCL warning said, parsed; a log with
+// no warning yields no finding and says nothing was judged.
+func TestCheckNCCLJSONAndHealthyLog(t *testing.T) {
+	out, _, code := runCLI(t, "check", "--json", ncclLog(t, "19-"))
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	var doc struct {
+		Host struct {
+			Events []struct {
+				Source string `json:"source"`
+				Device string `json:"device"`
+				QPN    *int   `json:"qpn"`
+				NCCL   struct {
+					Host       string `json:"host"`
+					Status     *int   `json:"status"`
+					StatusName string `json:"status_name"`
+					Peer       string `json:"peer"`
+					VendorErr  *int   `json:"vendor_err"`
+					LocalGID   string `json:"local_gid"`
+					RemoteGID  string `json:"remote_gid"`
+				} `json:"nccl"`
+			} `json:"events"`
+		} `json:"host"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Host.Events) != 3 {
+		t.Fatalf("%d events, want the log's 3 completion errors", len(doc.Host.Events))
+	}
+	e := doc.Host.Events[0]
+	if e.Source != "nccl" || e.Device != "mlx5_1" || e.QPN == nil || *e.QPN != 26257 || e.NCCL.Host != "ubuntu2" ||
+		e.NCCL.Status == nil || *e.NCCL.Status != 12 || e.NCCL.StatusName != "IBV_WC_RETRY_EXC_ERR" ||
+		e.NCCL.Peer != "10.153.235.13" || e.NCCL.VendorErr == nil || *e.NCCL.VendorErr != 129 ||
+		e.NCCL.LocalGID != "::ffff:1.1.2.2" || e.NCCL.RemoteGID != "::ffff:1.1.1.4" {
+		t.Errorf("first event %+v", e)
+	}
+
+	for _, healthy := range []string{"20-", "21-"} {
+		out, _, _ := runCLI(t, "check", "--json", ncclLog(t, healthy))
+		var res struct {
+			Findings []json.RawMessage `json:"findings"`
+			Unknown  string            `json:"unknown"`
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Findings) != 0 || !strings.Contains(res.Unknown, "NCCL log without a warning") {
+			t.Errorf("%s: findings %s, unknown %q", healthy, res.Findings, res.Unknown)
+		}
+	}
+}
+
+func ncclLog(t *testing.T, prefix string) string {
+	t.Helper()
+	m, _ := filepath.Glob("../../testdata/nccl/" + prefix + "*.log")
+	if len(m) != 1 {
+		t.Fatalf("testdata/nccl/%s*.log: %d files", prefix, len(m))
+	}
+	return m[0]
+}
