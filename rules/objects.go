@@ -143,7 +143,7 @@ func (e *Engine) otherObjects(f Frame, scope Scope) ([]object, string) {
 			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
 			MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
 		for _, e := range s.Events {
-			if e.Device == p.Device && e.Port == p.Port && e.Source == "port" {
+			if e.Device == p.Device && e.Port == p.Port && (e.Source == "port" || e.Source == "gid") {
 				pe.Events = append(pe.Events, e)
 			}
 		}

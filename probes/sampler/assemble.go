@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -325,21 +326,70 @@ func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
 			snap.Events = append(snap.Events, probes.Event{Time: now, Source: "device", Kind: "device_removed", Severity: probes.SevCritical, Device: d, Detail: "RDMA device disappeared"})
 		}
 	}
-	gids := map[string]string{}
+	gids := make(map[gidSlot]probes.GID, len(snap.Config.GIDs))
 	for _, g := range snap.Config.GIDs {
-		gids[fmt.Sprintf("%s/%d/%d", g.Device, g.Port, g.Index)] = g.GID + " " + g.Type + " " + g.Netdev
+		gids[gidSlot{g.Device, g.Port, g.Index}] = g
 	}
 	if s.prevGIDs != nil {
-		for k, v := range gids {
-			if old, ok := s.prevGIDs[k]; !ok || old != v {
-				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "gid", Kind: "gid_changed", Severity: probes.SevInfo, Detail: k + ": " + v})
-			}
-		}
-		for k, old := range s.prevGIDs {
-			if _, ok := gids[k]; !ok {
-				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "gid", Kind: "gid_removed", Severity: probes.SevWarning, Detail: k + ": " + old})
-			}
-		}
+		snap.Events = append(snap.Events, gidEvents(s.prevGIDs, gids, now)...)
 	}
 	s.prevPorts, s.prevGIDs, s.prevDevs = ports, gids, devs
+}
+
+// gidSlot is one entry of a port's GID table.
+type gidSlot struct {
+	dev         string
+	port, index int
+}
+
+// gidEvents tells how a GID table changed between two samples, in table
+// order: an entry that holds another GID, type or netdev than before
+// (gid_changed, a warning: a QP created with that index now sends from
+// another address), an entry that was empty (gid_added) and one emptied
+// (gid_removed, a warning).
+func gidEvents(prev, cur map[gidSlot]probes.GID, now time.Time) []probes.Event {
+	slots := make([]gidSlot, 0, len(cur)+len(prev))
+	for k := range cur {
+		slots = append(slots, k)
+	}
+	for k := range prev {
+		if _, ok := cur[k]; !ok {
+			slots = append(slots, k)
+		}
+	}
+	slices.SortFunc(slots, func(a, b gidSlot) int {
+		return cmp.Or(strings.Compare(a.dev, b.dev), cmp.Compare(a.port, b.port), cmp.Compare(a.index, b.index))
+	})
+	var evs []probes.Event
+	for _, k := range slots {
+		old, had := prev[k]
+		g, has := cur[k]
+		e := probes.Event{Time: now, Source: "gid", Device: k.dev, Port: k.port}
+		switch {
+		case had && has && old == g:
+			continue
+		case had && has:
+			e.Kind, e.Severity = "gid_changed", probes.SevWarning
+			e.Detail = fmt.Sprintf("index %d: %s → %s", k.index, gidText(old), gidText(g))
+		case has:
+			e.Kind, e.Severity = "gid_added", probes.SevInfo
+			e.Detail = fmt.Sprintf("index %d: %s (new)", k.index, gidText(g))
+		default:
+			e.Kind, e.Severity = "gid_removed", probes.SevWarning
+			e.Detail = fmt.Sprintf("index %d: %s removed", k.index, gidText(old))
+		}
+		evs = append(evs, e)
+	}
+	return evs
+}
+
+func gidText(g probes.GID) string {
+	s := g.GID
+	if g.Type != "" {
+		s += " " + g.Type
+	}
+	if g.Netdev != "" {
+		s += " " + g.Netdev
+	}
+	return s
 }

@@ -68,7 +68,7 @@ type Sampler struct {
 	// prevPorts, prevGIDs and prevDevs are the last sample that sysfs
 	// answered, for port, GID and device events.
 	prevPorts map[string]portState
-	prevGIDs  map[string]string
+	prevGIDs  map[gidSlot]probes.GID
 	prevDevs  map[string]bool
 	lastSeen  map[string]map[string]seen // port → counter → its last reading (see rates)
 	qps       qpevent.Detector

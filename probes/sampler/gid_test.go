@@ -1,0 +1,92 @@
+package sampler
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// gidMoveSamples samples the real Soft-RoCE sysfs tree, then the same tree
+// after its GID table changed as a port flap or an address change leaves
+// it (NVIDIA/nccl #1333, #2157): rxe0 port 1's IPv4-mapped GID at index 1
+// now holds another address, and the old address came back at index 2.
+// It returns the two samples' events.
+func gidMoveSamples(t *testing.T) (first, second []string) {
+	t.Helper()
+	fsys := rxeTree(t, "sysfs-final.tar.gz", func(string) bool { return false })
+	s := New(Sources{FS: fsys}, Options{})
+	now := time.Unix(1_800_000_000, 0)
+	var a []string
+	for _, e := range s.Sample(context.Background(), now).Events {
+		if e.Source == "gid" {
+			a = append(a, e.Kind+" "+e.Device+"/"+strconv.Itoa(e.Port)+" "+e.Detail)
+		}
+	}
+	const port = "sys/class/infiniband/rxe0/ports/1/"
+	fsys[port+"gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d09\n"), Mode: 0o444}
+	fsys[port+"gids/2"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d01\n"), Mode: 0o444}
+	fsys[port+"gid_attrs/types/2"] = &fstest.MapFile{Data: []byte("RoCE v2\n"), Mode: 0o444}
+	if nd, ok := fsys[port+"gid_attrs/ndevs/1"]; ok {
+		fsys[port+"gid_attrs/ndevs/2"] = nd
+	}
+	// The tables are read again every gidEvery samples (or at once when a
+	// port changes state): the change shows within that many.
+	var b []string
+	for i := range gidEvery {
+		for _, e := range s.Sample(context.Background(), now.Add(time.Duration(i+1)*time.Second)).Events {
+			if e.Source == "gid" {
+				b = append(b, e.Kind+" "+e.Device+"/"+strconv.Itoa(e.Port)+" "+e.Detail)
+			}
+		}
+	}
+	return a, b
+}
+
+// A GID table that changes between two samples is an event per entry:
+// which index, the old GID with its type and netdev, the new one.
+func TestGIDTableChangeEvents(t *testing.T) {
+	first, second := gidMoveSamples(t)
+	if len(first) != 0 {
+		t.Errorf("first sample: %q, want no GID event (nothing to compare with)", first)
+	}
+	want := []string{
+		"gid_changed rxe0/1 index 1: ::ffff:192.168.77.1 RoCE v2",
+		"gid_added rxe0/1 index 2: ::ffff:192.168.77.1 RoCE v2",
+	}
+	if len(second) != len(want) {
+		t.Fatalf("second sample: %q, want %d events", second, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(second[i], w) {
+			t.Errorf("event %d: %q, want it to start %q", i, second[i], w)
+		}
+	}
+	if !strings.Contains(second[0], "→ ::ffff:192.168.77.9 RoCE v2") {
+		t.Errorf("the change does not say the new GID: %q", second[0])
+	}
+}
+
+// A port that changes state has its GIDs read again at once: the flap is
+// when they move.
+func TestGIDsReadAgainWhenPortChangesState(t *testing.T) {
+	fsys := rxeTree(t, "sysfs-final.tar.gz", func(string) bool { return false })
+	s := New(Sources{FS: fsys}, Options{})
+	now := time.Unix(1_800_000_000, 0)
+	s.Sample(context.Background(), now)
+	s.Sample(context.Background(), now.Add(time.Second)) // a cached tick: no full read due
+	const port = "sys/class/infiniband/rxe0/ports/1/"
+	fsys[port+"gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d09\n"), Mode: 0o444}
+	fsys[port+"state"] = &fstest.MapFile{Data: []byte("1: DOWN\n"), Mode: 0o444}
+	var got []string
+	for _, e := range s.Sample(context.Background(), now.Add(2*time.Second)).Events {
+		if e.Source == "gid" {
+			got = append(got, e.Kind+" "+e.Detail)
+		}
+	}
+	if len(got) != 1 || !strings.HasPrefix(got[0], "gid_changed index 1: ::ffff:192.168.77.1") {
+		t.Errorf("GID events on the sample where the port went down: %q", got)
+	}
+}
