@@ -156,6 +156,8 @@ type NCCLError struct {
 	PeerPort  int    `json:"peer_port,omitempty" expr:"peer_port"`
 	LocalGID  string `json:"local_gid,omitempty" expr:"local_gid"`
 	RemoteGID string `json:"remote_gid,omitempty" expr:"remote_gid"`
+	// GIDIndex is the local GID's index, where NCCL logs it.
+	GIDIndex *int `json:"gid_index,omitempty" expr:"gid_index"`
 	// Async is an asynchronous event's name (port error, local catastrophic
 	// error, ...), empty for a completion error.
 	Async string `json:"async,omitempty" expr:"async"`

@@ -99,6 +99,12 @@ func ncclText(e *probes.Event) string {
 		if n.LocalGID != "" || n.RemoteGID != "" {
 			b.WriteString(", GID " + n.LocalGID + " → " + n.RemoteGID)
 		}
+	case "nccl_link_local_gid":
+		b.WriteString("QPs from ")
+		if n.GIDIndex != nil {
+			b.WriteString("GID index " + strconv.Itoa(*n.GIDIndex) + ", ")
+		}
+		b.WriteString(n.LocalGID + " (link-local)")
 	case "nccl_async_event":
 		if e.Device != "" {
 			b.WriteString(e.Device + ":" + strconv.Itoa(e.Port) + " ")

@@ -256,7 +256,7 @@ func (h *host) describe() string {
 	}
 	switch n := bySource["nccl"]; {
 	case n > 0:
-		parts = append(parts, plural(n, "NCCL warning"))
+		parts = append(parts, plural(n, "NCCL event"))
 	case h.ncclLogs > 0:
 		parts = append(parts, plural(h.ncclLogs, "NCCL log")+" without a warning")
 	}

@@ -5,13 +5,14 @@ import "github.com/rdmatop/rdmatop/probes/nccl"
 // ncclLog reads NCCL's debug output (NCCL_DEBUG=WARN or INFO), usually
 // inside a job's log among the application's own lines: its warnings
 // become events (completion errors with their status, peer, GIDs and HCA;
-// asynchronous events; failed QP transitions). A section is NCCL's when
+// asynchronous events; failed QP transitions), and so do the QPs its INFO
+// lines show connected from a link-local GID. A section is NCCL's when
 // any of its lines is in NCCL's debug format ("HOST:PID:TID [DEV] … NCCL
 // LEVEL"), which no other output shares; the stricter formats are tried
 // first.
 func (l *loader) ncclLog(sec *section, in *Input) bool {
 	p := nccl.NewParser()
-	lines, warnings := 0, 0
+	lines, events := 0, 0
 	for _, s := range sec.lines {
 		if _, ok := nccl.ParseLine(s); !ok {
 			continue
@@ -19,18 +20,18 @@ func (l *loader) ncclLog(sec *section, in *Input) bool {
 		lines++
 		if ev, ok := p.Line(s); ok {
 			l.h.events = append(l.h.events, ev)
-			warnings++
+			events++
 		}
 	}
 	if lines == 0 {
 		return false
 	}
 	l.h.ncclLogs++
-	in.read("%s, %s", plural(lines, "NCCL log line"), plural(warnings, "warning"))
+	in.read("%s, %s (warnings, QPs on link-local GIDs)", plural(lines, "NCCL log line"), plural(events, "event"))
 	if other := len(nonBlank(sec.lines)) - lines; other > 0 {
 		in.ignore("%s not in NCCL's format (the job's own output)", plural(other, "line"))
 	}
-	if warnings == 0 {
+	if events == 0 {
 		in.ignore("no NCCL warning: the log shows nothing wrong it can name, which is not a clean bill of health")
 	}
 	return true

@@ -26,6 +26,8 @@ func TestCheckNCCLLogs(t *testing.T) {
 		{"19-", "nccl-retry-exceeded", []string{"toward 10.153.235.13 on mlx5_1 QP 26257"}},
 		{"15-", "nccl-flushed", []string{"status 5 IBV_WC_WR_FLUSH_ERR toward 10.1.32.3"}},
 		{"18-", "nccl-connect-failed", []string{"on dev mlx_x:1, curr state INIT, next state RTR"}},
+		// An INFO line: QPs connected from the link-local GID 0.
+		{"13-", "nccl-link-local-gid", []string{"GID index 0, fe80::5ea7:21ff:fe41:8a1a (link-local)"}},
 	}
 	for _, c := range cases {
 		path := ncclLog(t, c.file)

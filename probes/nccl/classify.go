@@ -1,6 +1,8 @@
 package nccl
 
 import (
+	"encoding/binary"
+	"net/netip"
 	"regexp"
 	"strconv"
 	"strings"
@@ -21,6 +23,10 @@ const (
 	KindModifyQP = "nccl_modify_qp_failed"
 	// KindWarn: any other warning NCCL logged.
 	KindWarn = "nccl_warn"
+	// KindLinkLocalGID: NCCL connected a QP from a link-local GID
+	// (fe80::/10, derived from the MAC), which no router forwards (an
+	// INFO line of NCCL_DEBUG_SUBSYS=NET).
+	KindLinkLocalGID = "nccl_link_local_gid"
 )
 
 // Statuses are the names of ibv_wc_status (rdma-core's verbs.h), by number.
@@ -56,6 +62,9 @@ func NewParser() *Parser { return &Parser{qpn: map[string]uint32{}} }
 // which ev then describes (INFO lines and other text give no event).
 func (p *Parser) Line(s string) (ev probes.Event, ok bool) {
 	l, ok := ParseLine(s)
+	if ok && l.Level == "INFO" {
+		return linkLocalGID(l)
+	}
 	if !ok || l.Level != "WARN" {
 		return probes.Event{}, false
 	}
@@ -133,6 +142,45 @@ func (p *Parser) Line(s string) (ev probes.Event, ok bool) {
 	return ev, true
 }
 
+// linkLocalGID reads the INFO line NCCL logs for each QP it connects
+// ("NET/IB: … qpn 1047 mtu 5 … GID 0 (80FE/1A8A41FEFF21A75E) …"): an
+// event when the GID is link-local, nothing otherwise.
+func linkLocalGID(l Line) (probes.Event, bool) {
+	m := reQPGID().FindStringSubmatch(l.Message)
+	if m == nil {
+		return probes.Event{}, false
+	}
+	gid, ok := printedGID(m[4], m[5])
+	if !ok || !gid.IsLinkLocalUnicast() {
+		return probes.Event{}, false
+	}
+	dev := l.CUDADev
+	ev := probes.Event{Source: "nccl", Kind: KindLinkLocalGID, Severity: probes.SevWarning, Detail: l.Message,
+		NCCL: &probes.NCCLError{Host: l.Host, PID: l.PID, CUDADev: &dev, LocalGID: gid.String()}}
+	if q, err := strconv.ParseUint(m[1], 10, 32); err == nil {
+		qpn := uint32(q)
+		ev.QPN = &qpn
+	}
+	ev.NCCL.GIDIndex = intField(reDigits(), m[3])
+	return ev, true
+}
+
+// printedGID reads a GID as NCCL prints it: its subnet prefix and
+// interface id as two 64-bit hex numbers loaded from the GID's bytes in
+// the host's order, so byte-reversed on the little-endian hosts GPUs run
+// on ("80FE/1A8A41FEFF21A75E" is fe80::5ea7:21ff:fe41:8a1a).
+func printedGID(prefix, iface string) (netip.Addr, bool) {
+	hi, err1 := strconv.ParseUint(prefix, 16, 64)
+	lo, err2 := strconv.ParseUint(iface, 16, 64)
+	if err1 != nil || err2 != nil {
+		return netip.Addr{}, false
+	}
+	var b [16]byte
+	binary.LittleEndian.PutUint64(b[:8], hi)
+	binary.LittleEndian.PutUint64(b[8:], lo)
+	return netip.AddrFrom16(b), true
+}
+
 // completion reads a completion error's fields, each where it is.
 func completion(msg string, n *probes.NCCLError) {
 	if m := rePeer().FindStringSubmatch(msg); m != nil {
@@ -192,6 +240,9 @@ var (
 	reHCA       = lazy(`\bhca (\S+)`)
 	reQPNum     = lazy(`qp_num=(\d+)`)
 	reQPN       = lazy(`\bqpn=(\d+)`) // NCCL 2.30.7's fatal QP events
+	// "qpn 1047 mtu 5 … GID 0 (80FE/1A8A41FEFF21A75E)" (qp_num from 2.29.7)
+	reQPGID  = lazy(`\bqp(?:n|_num) (\d+) mtu (\d+)\b.*?\bGID (\d+) \(([0-9A-Fa-f]{1,16})/([0-9A-Fa-f]{1,16})\)`)
+	reDigits = lazy(`^(\d+)$`)
 	// "Got async event : port error" (before 2.20: no device), "mlx5_0:1 Got
 	// async event : local access violation work queue error", "mlx5_1:1
 	// async fatal event on QP (0x…): invalid request …", "… async fatal

@@ -33,7 +33,7 @@ func FuzzParser(f *testing.F) {
 				continue
 			}
 			switch ev.Kind {
-			case KindCompletion, KindAsync, KindModifyQP, KindWarn:
+			case KindCompletion, KindAsync, KindModifyQP, KindWarn, KindLinkLocalGID:
 			default:
 				t.Fatalf("kind %q", ev.Kind)
 			}

@@ -16,7 +16,8 @@ import (
 // line names, in one string.
 func sig(e probes.Event) string {
 	var f []string
-	short := map[string]string{KindCompletion: "completion", KindAsync: "async", KindModifyQP: "modify_qp_failed", KindWarn: "warn"}
+	short := map[string]string{KindCompletion: "completion", KindAsync: "async", KindModifyQP: "modify_qp_failed", KindWarn: "warn",
+		KindLinkLocalGID: "link_local_gid"}
 	f = append(f, short[e.Kind])
 	n := e.NCCL
 	if n.Status != nil {
@@ -113,6 +114,9 @@ func TestRealLogs(t *testing.T) {
 			"completion status=5 peer=10.1.32.3 vendor=249", "completion status=5 peer=10.1.32.3 vendor=249",
 			"completion status=5 peer=10.1.32.3 vendor=249", "completion status=5 peer=10.1.32.3 vendor=249",
 		},
+		// NCCL_IB_GID_INDEX=0 on RoCE: QPs from the MAC-derived GID,
+		// "GID 0 (80FE/1A8A41FEFF21A75E)" read back to its bytes.
+		"13": slices.Repeat([]string{"link_local_gid qpn=1047 gids=fe80::5ea7:21ff:fe41:8a1a>"}, 1),
 		"16": {"async dev=mlx5_1:1 async=invalid request local work queue error"},
 		"17": {
 			"warn",
@@ -166,6 +170,9 @@ func TestFormatsFromSource(t *testing.T) {
 		// 2.30.7: a fatal QP event names the QP.
 		{pre + "NET/IB : mlx5_1:1 async fatal event on QP (0x7f00) qpn=4660 handle=3 send_cq=1 recv_cq=2 state=6 sq_psn=100 rq_psn=200: local access violation work queue error",
 			"async dev=mlx5_1:1 qpn=4660 async=local access violation work queue error"},
+		// 2.29.7 and later, INFO: a QP connected from a link-local GID.
+		{"node7:4242:4250 [3] NCCL INFO NET/IB: ncclIbConnect: NCCL Dev 0 IbDev 0 Port 1 qp_num 77 mtu 5 GID 1 (80FE/1A8A41FEFF21A75E) ctsFifoRkey=0x1 ctsFifoLkey=0x1",
+			"link_local_gid qpn=77 gids=fe80::5ea7:21ff:fe41:8a1a>"},
 		// 2.24.3 and later: the transition, device and GIDs.
 		{pre + "Call to ibv_modify_qp failed with 110 Connection timed out, on dev mlx5_1:1, curr state INIT, next state RTR, local GID index 3, local GID ::ffff:10.0.0.1, remote GID ::ffff:10.0.0.2",
 			"modify_qp_failed dev=mlx5_1:1 gids=::ffff:10.0.0.1>::ffff:10.0.0.2"},
@@ -188,6 +195,8 @@ func TestNotWarnings(t *testing.T) {
 	for _, s := range []string{
 		"node7:4242:4242 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [RO]; OOB eth0:10.0.0.1<0>",
 		"NCCL version 2.21.5+cuda12.4",
+		// A QP on an IPv4-mapped GID (::ffff:10.0.0.1, as NCCL prints it).
+		"node7:4242:4250 [3] NCCL INFO NET/IB: NCCL Dev 0 IbDev 0 Port 1 qpn 7 mtu 5 GID 3 (0/100000AFFFF0000) fifoRkey=0x1 fifoLkey=0x1",
 		"RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:219, unhandled system error",
 		"[12345.678901] mlx5_core 0000:3b:00.0: mlx5_cmd_out_err:838: NCCL WARN lookalike",
 		"NCCL WARN without a prefix",
