@@ -18,7 +18,7 @@ func TestGIDMovedFinding(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := func(evs ...probes.Event) *probes.Snapshot {
-		return &probes.Snapshot{Ports: []probes.Port{{Device: "rxe0", Port: 1, Netdev: "eth1", State: "ACTIVE", LinkLayer: "Ethernet"}},
+		return &probes.Snapshot{Interval: 1, Ports: []probes.Port{{Device: "rxe0", Port: 1, Netdev: "eth1", State: "ACTIVE", LinkLayer: "Ethernet"}},
 			Events: evs}
 	}
 	moved := probes.Event{Source: "gid", Kind: "gid_changed", Severity: probes.SevWarning, Device: "rxe0", Port: 1,

@@ -448,7 +448,26 @@ func hrCases() []hrCase {
 			// needs DCB, memory needs /proc and RDMA netlink.
 			cannot: []string{"pfc-pause-backpressure", "pfc-pause-storm", "host-rx-backpressure", "ecn-marked-no-cnp", "cnp-ignored",
 				"dcqcn-misconfigured", "tcp-on-roce-priority", "phy-errors", "phy-fec-corrections-high", "link-flap", "mtu-mismatch",
-				"pfc-not-enabled-roce-prio", "memory-registration-risk"},
+				"pfc-not-enabled-roce-prio", "memory-registration-risk", "gid-moved"},
+		},
+		{
+			// The events probes/sampler makes when a GID entry changes
+			// between two readings of the table (TestGIDTableChangeEvents
+			// shows them made from a real sysfs tree).
+			name: "mlx5 t0 -> t1 with a GID entry of mlx5_0/1 moved and one added",
+			frames: func(t *testing.T) []rules.Frame {
+				fr := mlx5Pair(t)
+				last := fr[len(fr)-1].Snapshot
+				last.Events = append(last.Events,
+					probes.Event{Source: "gid", Kind: "gid_changed", Severity: probes.SevWarning, Device: "mlx5_0", Port: 1,
+						Detail: "index 3: ::ffff:10.0.0.1 RoCE v2 eth0 → ::ffff:10.0.0.9 RoCE v2 eth0"},
+					probes.Event{Source: "gid", Kind: "gid_added", Severity: probes.SevInfo, Device: "mlx5_1", Port: 1,
+						Detail: "index 4: ::ffff:10.0.1.1 RoCE v2 eth1 (new)"})
+				return fr
+			},
+			ignoreFor: true,
+			fire: []hrAlert{{rule: "gid-moved", objects: mlx5,
+				evidence: []string{"mlx5_0/1 (eth0): index 3: ::ffff:10.0.0.1 RoCE v2 eth0 → ::ffff:10.0.0.9 RoCE v2 eth0"}}},
 		},
 		{
 			name:      "mlx5 t0 -> t1: PFC storm and congestion on priority 3, eth1 down",
@@ -465,7 +484,7 @@ func hrCases() []hrCase {
 			},
 			// CNPs answer the ECN marks, the RP handles them, no foreign
 			// traffic on priority 3, clean PHY, both GID types, MTU 9000.
-			quiet: []string{"ecn-marked-no-cnp", "cnp-ignored", "dcqcn-misconfigured", "tcp-on-roce-priority", "phy-errors",
+			quiet: []string{"gid-moved", "ecn-marked-no-cnp", "cnp-ignored", "dcqcn-misconfigured", "tcp-on-roce-priority", "phy-errors",
 				"phy-fec-corrections-high", "link-flap", "mtu-mismatch", "roce-v1-gid-routed", "roce-mtu-too-small",
 				"ib-port-not-active", "running-unprivileged"},
 			cannot: []string{"pfc-not-enabled-roce-prio", "memory-registration-risk"},

@@ -191,13 +191,11 @@ func selectedNetdevs(links []sysfs.Link, opt Options) []string {
 }
 
 // gidEvery is how often (in samples) the GID tables are read again: a full
-// table is hundreds of files, and GIDs change rarely (address changes; a
-// port changing state is read at once, see devices).
+// table is hundreds of files, and GIDs change rarely (address changes).
 const gidEvery = 10
 
 // devices discovers the RDMA devices in full on the first sample, every
-// gidEvery samples, whenever the device list changes and whenever a port
-// changes state (a flap re-registers the GIDs); in between it
+// gidEvery samples and whenever the device list changes; in between it
 // reads only each port's state and keeps the GID tables it has. The cache
 // it leaves for the next sample goes into r; full says it rediscovered.
 func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full bool, err error) {
@@ -213,9 +211,7 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 			ports := make([]sysfs.Port, len(devs[i].Ports))
 			for j, p := range devs[i].Ports {
 				np, err := sysfs.ReadPortState(fsys, devs[i].Name, p.Num)
-				if err != nil || !sameEnum(np.State, p.State) || !sameEnum(np.PhysState, p.PhysState) {
-					// A port that went down or came up re-registers its
-					// GIDs (maybe at other indexes): read them now.
+				if err != nil {
 					ok = false
 					break
 				}
@@ -236,5 +232,3 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 	r.devCache, r.devCacheNames = devs, names
 	return devs, true, nil
 }
-
-func sameEnum(a, b *sysfs.Enum) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
