@@ -35,11 +35,7 @@ func TestRequesterFoundAcrossPSNBlocks(t *testing.T) {
 	for i := range first {
 		w.send(wireB, wireA, 0x200+uint32(i), roce.Opcode(roce.OpAcknowledge), psnAdd(first[i], sends-1), 0)
 	}
-	s := (&Analyzer{tracker: w.t}).Summary()
-	byQP := map[uint32]FlowSummary{}
-	for _, f := range s.Flows {
-		byQP[f.DestQP] = f
-	}
+	byQP := flowsByQP(w.t)
 	for i := range first {
 		req, ack := byQP[0x100+uint32(i)], byQP[0x200+uint32(i)]
 		if req.PeerID == 0 || req.PeerID != ack.ID {
@@ -67,11 +63,7 @@ func TestRequesterByExactPSN(t *testing.T) {
 	for i := range qps {
 		w.send(wireB, wireA, 0x200+uint32(i), roce.Opcode(roce.OpAcknowledge), first(i)+1, 0)
 	}
-	s := (&Analyzer{tracker: w.t}).Summary()
-	byQP := map[uint32]FlowSummary{}
-	for _, f := range s.Flows {
-		byQP[f.DestQP] = f
-	}
+	byQP := flowsByQP(w.t)
 	for i := range qps {
 		req, ack := byQP[0x100+uint32(i)], byQP[0x200+uint32(i)]
 		if req.PeerID != ack.ID {
@@ -81,4 +73,13 @@ func TestRequesterByExactPSN(t *testing.T) {
 	if p := byQP[0x2ff].PeerID; p != 0 {
 		t.Errorf("an ACK exact for no QP, in several windows, paired with flow %d", p)
 	}
+}
+
+// flowsByQP summarises t's flows by destination QP.
+func flowsByQP(t *Tracker) map[uint32]FlowSummary {
+	byQP := map[uint32]FlowSummary{}
+	for _, f := range (&Analyzer{tracker: t}).Summary().Flows {
+		byQP[f.DestQP] = f
+	}
+	return byQP
 }
