@@ -191,12 +191,14 @@ func selectedNetdevs(links []sysfs.Link, opt Options) []string {
 }
 
 // gidEvery is how often (in samples) the GID tables are read again: a full
-// table is hundreds of files, and GIDs change rarely (address changes).
+// table is hundreds of files, and GIDs change rarely (address changes; the
+// table of a port that changes state is read at once, see devices).
 const gidEvery = 10
 
 // devices discovers the RDMA devices in full on the first sample, every
 // gidEvery samples and whenever the device list changes; in between it
-// reads only each port's state and keeps the GID tables it has. The cache
+// reads only each port's state and keeps the GID tables it has, except
+// that it reads again the table of a port whose state changed. The cache
 // it leaves for the next sample goes into r; full says it rediscovered.
 func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full bool, err error) {
 	names, err := sysfs.DeviceNames(fsys)
@@ -206,7 +208,7 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 	}
 	if e.devCache != nil && e.ticks%gidEvery != 0 && slices.Equal(names, e.devCacheNames) {
 		devs := slices.Clone(e.devCache)
-		ok := true
+		ok, moved := true, false
 		for i := range devs {
 			ports := make([]sysfs.Port, len(devs[i].Ports))
 			for j, p := range devs[i].Ports {
@@ -216,11 +218,23 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 					break
 				}
 				np.GIDs, np.PKeys = p.GIDs, p.PKeys
+				if !sameEnum(np.State, p.State) || !sameEnum(np.PhysState, p.PhysState) {
+					// A port that went down or came up re-registers its
+					// GIDs, maybe at other indexes: its table is read
+					// again now (kept when it cannot be listed).
+					if g, read := sysfs.ReadPortGIDs(fsys, devs[i].Name, p.Num); read {
+						np.GIDs = g
+					}
+					moved = true
+				}
 				ports[j] = np
 			}
 			devs[i].Ports = ports
 		}
 		if ok {
+			if moved {
+				r.devCache = devs // the states and tables to compare the next sample with
+			}
 			return devs, false, nil
 		}
 	}
@@ -232,3 +246,5 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 	r.devCache, r.devCacheNames = devs, names
 	return devs, true, nil
 }
+
+func sameEnum(a, b *sysfs.Enum) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }

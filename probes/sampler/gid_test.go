@@ -68,3 +68,32 @@ func TestGIDTableChangeEvents(t *testing.T) {
 		t.Errorf("the change does not say the new GID: %q", second[0])
 	}
 }
+
+// A port that changes state has its GID table read again at once: the
+// flap is when GIDs re-register.
+func TestGIDsReadAgainWhenPortChangesState(t *testing.T) {
+	fsys := rxeTree(t, "sysfs-final.tar.gz", func(string) bool { return false })
+	s := New(Sources{FS: fsys}, Options{})
+	now := time.Unix(1_800_000_000, 0)
+	s.Sample(context.Background(), now)
+	s.Sample(context.Background(), now.Add(time.Second)) // a cached tick: no full read due
+	const port = "sys/class/infiniband/rxe0/ports/1/"
+	fsys[port+"gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d09\n"), Mode: 0o444}
+	fsys[port+"state"] = &fstest.MapFile{Data: []byte("1: DOWN\n"), Mode: 0o444}
+	events := func(at time.Duration) (got []string) {
+		for _, e := range s.Sample(context.Background(), now.Add(at)).Events {
+			if e.Source == "gid" {
+				got = append(got, e.Kind+" "+e.Detail)
+			}
+		}
+		return got
+	}
+	if got := events(2 * time.Second); len(got) != 1 || !strings.HasPrefix(got[0], "gid_changed index 1: ::ffff:192.168.77.1") {
+		t.Errorf("GID events on the sample where the port went down: %q", got)
+	}
+	// The next cached sample compares with the table read then: no
+	// change, no event.
+	if got := events(3 * time.Second); len(got) != 0 {
+		t.Errorf("GID events on the sample after: %q", got)
+	}
+}

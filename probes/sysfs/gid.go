@@ -70,3 +70,16 @@ func readGIDs(fsys fs.FS, port string) ([]GID, []FileError) {
 	}
 	return out, append(append(gids.errs, types.errs...), ndevs.errs...)
 }
+
+// ReadPortGIDs reads one port's GID table again (a port that went down or
+// came up re-registers its GIDs, maybe at other indexes). ok is false when
+// the table cannot be listed at all, which is not an empty table: a
+// recording replays only the files read when it was made.
+func ReadPortGIDs(fsys fs.FS, dev string, port int) (gids []GID, ok bool) {
+	dir := portDir(dev, port)
+	if _, err := fs.ReadDir(fsys, dir+"/gids"); err != nil {
+		return nil, false
+	}
+	gids, _ = readGIDs(fsys, dir)
+	return gids, true
+}
