@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/nccl"
 )
 
 // ncclShown is how many distinct NCCL errors a finding's evidence lists:
@@ -72,7 +73,7 @@ func ncclText(e *probes.Event) string {
 		b.WriteString(": ")
 	}
 	switch e.Kind {
-	case "nccl_completion_error":
+	case nccl.KindCompletion:
 		if n.Status != nil {
 			b.WriteString("status " + strconv.Itoa(*n.Status))
 			if n.StatusName != "" {
@@ -99,13 +100,13 @@ func ncclText(e *probes.Event) string {
 		if n.LocalGID != "" || n.RemoteGID != "" {
 			b.WriteString(", GID " + n.LocalGID + " → " + n.RemoteGID)
 		}
-	case "nccl_link_local_gid":
+	case nccl.KindLinkLocalGID:
 		b.WriteString("QPs from ")
 		if n.GIDIndex != nil {
 			b.WriteString("GID index " + strconv.Itoa(*n.GIDIndex) + ", ")
 		}
 		b.WriteString(n.LocalGID + " (link-local)")
-	case "nccl_async_event":
+	case nccl.KindAsync:
 		if e.Device != "" {
 			b.WriteString(e.Device + ":" + strconv.Itoa(e.Port) + " ")
 		}

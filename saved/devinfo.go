@@ -4,13 +4,14 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
 var (
-	reDevinfoState = lazyRegexp(`^PORT_([A-Z_]+) \(\d+\)$`)
-	reDevinfoPhys  = lazyRegexp(`^([A-Z_]+) \(\d+\)$`)
-	reDevinfoGID   = lazyRegexp(`^GID\[\s*(\d+)\]:\s*(\S+?),?\s*(RoCE v[12])?$`)
+	reDevinfoState = lazyre.New(`^PORT_([A-Z_]+) \(\d+\)$`)
+	reDevinfoPhys  = lazyre.New(`^([A-Z_]+) \(\d+\)$`)
+	reDevinfoGID   = lazyre.New(`^GID\[\s*(\d+)\]:\s*(\S+?),?\s*(RoCE v[12])?$`)
 )
 
 // devinfo reads `ibv_devinfo [-v]`: devices, firmware, port states, link

@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 )
@@ -171,4 +172,4 @@ func countersLike(stats map[string]uint64) bool {
 }
 
 // reCounterName: "rx_prio3_pause", "tx_priority_3_xoff.nic", "[3]: rx_bytes".
-var reCounterName = lazyRegexp(`^(\[\d+\]: )?[A-Za-z][A-Za-z0-9_.-]*$`)
+var reCounterName = lazyre.New(`^(\[\d+\]: )?[A-Za-z][A-Za-z0-9_.-]*$`)

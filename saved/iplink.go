@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 )
 
 // ipColumn returns a map of ip's column names to the netdev statistics'
@@ -63,7 +65,7 @@ func (l *loader) ipLink(name string, vals map[string]uint64, o map[string]json.R
 	in.read("%s: MTU and %s", name, plural(len(vals), "statistic"))
 }
 
-var reIPLinkHead = lazyRegexp(`^\d+: ([^:@\s]+)(?:@\S+)?: <[^>]*>.*\bmtu (\d+)`)
+var reIPLinkHead = lazyre.New(`^\d+: ([^:@\s]+)(?:@\S+)?: <[^>]*>.*\bmtu (\d+)`)
 
 // ipLinkText reads `ip -s [-s] [-d] link`.
 func (l *loader) ipLinkText(sec *section, in *Input) bool {

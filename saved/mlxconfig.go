@@ -3,11 +3,12 @@ package saved
 import (
 	"strings"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
 // A mlxconfig query line: "         ROCE_CC_PRIO_MASK_P1      255".
-var reMlxconfig = lazyRegexp(`^\s+([A-Z][A-Z0-9_]+)\s+(\S.*)$`)
+var reMlxconfig = lazyre.New(`^\s+([A-Z][A-Z0-9_]+)\s+(\S.*)$`)
 
 // mlxconfig reads `mlxconfig -d DEV query`: firmware settings, of which
 // the RoCE congestion-control ones (ROCE_CC_*, DCQCN's firmware knobs)

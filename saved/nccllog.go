@@ -14,11 +14,12 @@ func (l *loader) ncclLog(sec *section, in *Input) bool {
 	p := nccl.NewParser()
 	lines, events := 0, 0
 	for _, s := range sec.lines {
-		if _, ok := nccl.ParseLine(s); !ok {
+		line, ok := nccl.ParseLine(s)
+		if !ok {
 			continue
 		}
 		lines++
-		if ev, ok := p.Line(s); ok {
+		if ev, ok := p.Event(line); ok {
 			l.h.events = append(l.h.events, ev)
 			events++
 		}

@@ -3,6 +3,8 @@ package saved
 import (
 	"strings"
 	"time"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 )
 
 // A pasted file often holds several commands with their prompts, or a
@@ -11,7 +13,7 @@ import (
 var (
 	// user@host:~$ cmd, root@host:/sys/...# cmd, /sys/.../counters$ cmd,
 	// ~$ cmd, $ cmd, # cmd, [root@host ~]# cmd, + cmd (set -x).
-	rePrompt = lazyRegexp(`^(?:[\w.-]+@[\w.-]+:([^\s$#]*)[$#]|\[[\w.-]+@[\w.-]+ ([^\]]*)\][$#]|([~/][^\s$#]*)[$#]|[$#]|\+)\s+(\S.*)$`)
+	rePrompt = lazyre.New(`^(?:[\w.-]+@[\w.-]+:([^\s$#]*)[$#]|\[[\w.-]+@[\w.-]+ ([^\]]*)\][$#]|([~/][^\s$#]*)[$#]|[$#]|\+)\s+(\S.*)$`)
 )
 
 // section is one command's output.

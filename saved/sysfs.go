@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/sysfs"
 )
@@ -18,15 +19,15 @@ import (
 type tree map[string]string
 
 var (
-	reIBPort  = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(counters|hw_counters)/([^/]+)$`)
-	reIBAttr  = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(state|phys_state|link_layer|rate)$`)
-	reIBGID   = lazyRegexp(`^sys/class/infiniband/([^/]+)/ports/(\d+)/gid_attrs/ndevs/(\d+)$`)
-	reNetStat = lazyRegexp(`^sys/class/net/([^/]+)/statistics/([^/]+)$`)
-	reNetAttr = lazyRegexp(`^sys/class/net/([^/]+)/(mtu|operstate|speed)$`)
+	reIBPort  = lazyre.New(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(counters|hw_counters)/([^/]+)$`)
+	reIBAttr  = lazyre.New(`^sys/class/infiniband/([^/]+)/ports/(\d+)/(state|phys_state|link_layer|rate)$`)
+	reIBGID   = lazyre.New(`^sys/class/infiniband/([^/]+)/ports/(\d+)/gid_attrs/ndevs/(\d+)$`)
+	reNetStat = lazyre.New(`^sys/class/net/([^/]+)/statistics/([^/]+)$`)
+	reNetAttr = lazyre.New(`^sys/class/net/([^/]+)/(mtu|operstate|speed)$`)
 	// grep . FILES, grep -r . DIR, grep -H: "PATH:VALUE".
-	reGrepLine = lazyRegexp(`^((?:/|\./|sys/|ports/|counters/|hw_counters/|statistics/)?[\w.:/-]*?(?:counters|hw_counters|statistics)/[\w.-]+|(?:/|sys/)[\w.:/-]*/(?:state|phys_state|link_layer|rate|mtu|operstate|speed|gid_attrs/ndevs/\d+)):(.*)$`)
+	reGrepLine = lazyre.New(`^((?:/|\./|sys/|ports/|counters/|hw_counters/|statistics/)?[\w.:/-]*?(?:counters|hw_counters|statistics)/[\w.-]+|(?:/|sys/)[\w.:/-]*/(?:state|phys_state|link_layer|rate|mtu|operstate|speed|gid_attrs/ndevs/\d+)):(.*)$`)
 	// find | xargs head, head FILES: "==> PATH <=="; a loop echoing "=== PATH ===".
-	reCatHeader = lazyRegexp(`^(?:==> (.+) <==|=== (.+) ===)$`)
+	reCatHeader = lazyre.New(`^(?:==> (.+) <==|=== (.+) ===)$`)
 )
 
 // resolve makes a listed path absolute against the prompt's directory and

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -72,7 +73,7 @@ func (e Event) Device() string {
 }
 
 // pr_fmt: "<module>: ".
-var reModulePrefix = lazyRegexp(`^([a-z][a-z0-9_]*): `)
+var reModulePrefix = lazyre.New(`^([a-z][a-z0-9_]*): `)
 
 // Classify returns the event a record reports, or false when the line is
 // not one rdmatop watches.

@@ -1,6 +1,10 @@
 package kmsg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
+)
 
 // Device names in kernel log prefixes.
 //
@@ -12,14 +16,14 @@ import "strings"
 // device. So the third name is a netdev or an RDMA device, and only its
 // form tells which.
 var (
-	rePrefix = lazyRegexp(`^([A-Za-z0-9_.-]+) (` + pciPattern + `|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.@-]+|\(unnamed net_device\))(?: \((?:unregistered|unregistering|uninitialized|unknown state)\))?)?: `)
-	rePCI    = lazyRegexp(`\b` + pciPattern + `\b`)
+	rePrefix = lazyre.New(`^([A-Za-z0-9_.-]+) (` + pciPattern + `|[A-Za-z0-9_.-]+)(?: ([A-Za-z0-9_.@-]+|\(unnamed net_device\))(?: \((?:unregistered|unregistering|uninitialized|unknown state)\))?)?: `)
+	rePCI    = lazyre.New(`\b` + pciPattern + `\b`)
 	// Kernel RDMA device names ("mlx5_0", "bnxt_re0", "irdma1", "rxe0",
 	// ...) and the names rdma-core's udev rules give them (rdma_rename):
 	// a link-layer prefix (roce, ib, iw) then onboard index (o1), hotplug
 	// slot (s1f0), PCI path with optional domain (p59s0f0, P1p2s0f1) or
 	// MAC (x0002c9a0b1c2), with optional function and port suffixes.
-	reRDMAName = lazyRegexp(`^(?:(?:mlx4|mlx5|efa|erdma|hns|hfi1|cxgb4|usnic|mana|ionic|bng_re)_\d+|(?:bnxt_re|irdma|i40iw|rxe|siw|qedr|qib|mthca|ocrdma|vmw_pvrdma)\d+|(?:roce|ib|iw)(?:P\d+)?(?:o\d+|s\d+|p\d+s\d+|x[0-9a-f]{12})(?:f\d+)?(?:d\d+)?)$`)
+	reRDMAName = lazyre.New(`^(?:(?:mlx4|mlx5|efa|erdma|hns|hfi1|cxgb4|usnic|mana|ionic|bng_re)_\d+|(?:bnxt_re|irdma|i40iw|rxe|siw|qedr|qib|mthca|ocrdma|vmw_pvrdma)\d+|(?:roce|ib|iw)(?:P\d+)?(?:o\d+|s\d+|p\d+s\d+|x[0-9a-f]{12})(?:f\d+)?(?:d\d+)?)$`)
 )
 
 // A PCI address: domain (4 hex digits, more behind a VMD or on some

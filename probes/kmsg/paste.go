@@ -1,6 +1,10 @@
 package kmsg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
+)
 
 // Lines that people paste along with a kernel log but that are not part
 // of it.
@@ -8,10 +12,10 @@ var (
 	// A shell prompt followed by a command: "user@host:~$ dmesg",
 	// "[root@host ~]# journalctl -k", "root@host:/tmp# dmesg -T", or a
 	// bare "$ dmesg" / "# dmesg".
-	rePrompt = lazyRegexp(`^(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#] +\S`)
+	rePrompt = lazyre.New(`^(?:[\w.-]+@[\w.-]+(?::\S*)?|\[[\w.-]+@[\w.-]+[^\]]*\])?[$#] +\S`)
 	// journalctl's own lines: "-- Boot 1a2b… --", "-- Logs begin at … --",
 	// "-- No entries --", "-- Reboot --".
-	reJournalMarker = lazyRegexp(`^-- .* --$`)
+	reJournalMarker = lazyre.New(`^-- .* --$`)
 )
 
 // isShellPrompt reports whether line is a shell prompt with a command.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -172,7 +173,7 @@ func adjustPortState(e *Event) {
 	}
 }
 
-var rePlugged = lazyRegexp(`(?i)^cable plugged`)
+var rePlugged = lazyre.New(`(?i)^cable plugged`)
 
 func adjustModuleEvent(e *Event) {
 	if e.Fields["error"] != "" || !rePlugged().MatchString(e.Fields["status"]) {

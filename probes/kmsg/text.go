@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 )
 
 // Text formats ParseText understands. A leading journal or syslog stamp
@@ -28,14 +30,14 @@ import (
 // The stamp is kept as printed in Record.Stamp; Record.Wall holds it
 // parsed when it carries a year (see Record.WallTime for the others).
 var (
-	reSyslog   = lazyRegexp(`^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?) (\S+) kernel: ?`)
-	reISO      = lazyRegexp(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) (?:(\S+) kernel: ?)?`)
-	reFull     = lazyRegexp(`^([A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? [A-Za-z][A-Za-z0-9_/+-]*) (\S+) kernel: ?`)
-	rePrio     = lazyRegexp(`^<(\d{1,3})>`)
-	reMono     = lazyRegexp(`^\[ *(\d+)\.(\d{1,9})\]`)
-	reCaller   = lazyRegexp(`^\[ *([TC]\d+)\]`)
-	reWall     = lazyRegexp(`^\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d \d{4})\]`)
-	reHostKern = lazyRegexp(`^([A-Za-z0-9][A-Za-z0-9_.-]*) kernel: ?`)
+	reSyslog   = lazyre.New(`^([A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d(?:\.\d{1,9})?) (\S+) kernel: ?`)
+	reISO      = lazyre.New(`^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)) (?:(\S+) kernel: ?)?`)
+	reFull     = lazyre.New(`^([A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,9})? [A-Za-z][A-Za-z0-9_/+-]*) (\S+) kernel: ?`)
+	rePrio     = lazyre.New(`^<(\d{1,3})>`)
+	reMono     = lazyre.New(`^\[ *(\d+)\.(\d{1,9})\]`)
+	reCaller   = lazyre.New(`^\[ *([TC]\d+)\]`)
+	reWall     = lazyre.New(`^\[([A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9]\d \d\d:\d\d:\d\d \d{4})\]`)
+	reHostKern = lazyre.New(`^([A-Za-z0-9][A-Za-z0-9_.-]*) kernel: ?`)
 )
 
 // ParseText parses one line of dmesg, journalctl or syslog text. ok is

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -58,14 +58,23 @@ type Parser struct {
 // NewParser returns a parser.
 func NewParser() *Parser { return &Parser{qpn: map[string]uint32{}} }
 
-// Line parses one line of a log: ok is true when it is an NCCL warning,
-// which ev then describes (INFO lines and other text give no event).
+// Line parses one line of a log and returns its event (Event): ok is
+// false for text NCCL did not log and for lines that tell nothing wrong.
 func (p *Parser) Line(s string) (ev probes.Event, ok bool) {
 	l, ok := ParseLine(s)
-	if ok && l.Level == "INFO" {
+	if !ok {
+		return probes.Event{}, false
+	}
+	return p.Event(l)
+}
+
+// Event turns a parsed line into an event: a warning, or an INFO line
+// showing a QP connected from a link-local GID. Other INFO lines give none.
+func (p *Parser) Event(l Line) (ev probes.Event, ok bool) {
+	if l.Level == "INFO" {
 		return linkLocalGID(l)
 	}
-	if !ok || l.Level != "WARN" {
+	if l.Level != "WARN" {
 		return probes.Event{}, false
 	}
 	ev = probes.Event{Source: "nccl", Kind: KindWarn, Severity: probes.SevWarning, Detail: l.Message}
@@ -161,7 +170,9 @@ func linkLocalGID(l Line) (probes.Event, bool) {
 		qpn := uint32(q)
 		ev.QPN = &qpn
 	}
-	ev.NCCL.GIDIndex = intField(reDigits(), m[3])
+	if i, err := strconv.Atoi(m[3]); err == nil {
+		ev.NCCL.GIDIndex = &i
+	}
 	return ev, true
 }
 
@@ -219,37 +230,31 @@ func intField(re *regexp.Regexp, s string) *int {
 	return &v
 }
 
-// Patterns, compiled on first use: a command that reads no NCCL log does
-// not pay for them.
-func lazy(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
-}
-
+// Patterns, compiled on first use (lazyre).
 var (
 	// "from peer 10.1.2.3<40554>", "from peer fe80::1%ib0<53249>"
-	rePeer = lazy(`from peer (\S+?)<(\d+)>`)
+	rePeer = lazyre.New(`from peer (\S+?)<(\d+)>`)
 	// "with error 12", "with status=12", "with status=IBV_WC_RETRY_EXC_ERR(12)"
-	reStatus = lazy(`with (?:error |status=)(?:(\d+)|([A-Z_]+)\((\d+)\))`)
+	reStatus = lazyre.New(`with (?:error |status=)(?:(\d+)|([A-Z_]+)\((\d+)\))`)
 	// "opcode 1", "opcode=129", "opcode=IBV_WC_RDMA_WRITE(1)"
-	reOpcode = lazy(`opcode[ =](?:[A-Z_]+\()?(\d+)`)
+	reOpcode = lazyre.New(`opcode[ =](?:[A-Z_]+\()?(\d+)`)
 	// "vendor err 129", "vendor_err=129"
-	reVendor    = lazy(`vendor[ _]err[ =](\d+)`)
-	reDir       = lazy(`(?:\(|req_type=)(Send|Recv)\b`)
-	reLocalGID  = lazy(`local ?G[Ii][Dd] ([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
-	reRemoteGID = lazy(`remote ?G[Ii][Dd]s? ?([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
-	reHCA       = lazy(`\bhca (\S+)`)
-	reQPNum     = lazy(`qp_num=(\d+)`)
-	reQPN       = lazy(`\bqpn=(\d+)`) // NCCL 2.30.7's fatal QP events
+	reVendor    = lazyre.New(`vendor[ _]err[ =](\d+)`)
+	reDir       = lazyre.New(`(?:\(|req_type=)(Send|Recv)\b`)
+	reLocalGID  = lazyre.New(`local ?G[Ii][Dd] ([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
+	reRemoteGID = lazyre.New(`remote ?G[Ii][Dd]s? ?([0-9A-Fa-f:.]*[0-9A-Fa-f])`)
+	reHCA       = lazyre.New(`\bhca (\S+)`)
+	reQPNum     = lazyre.New(`qp_num=(\d+)`)
+	reQPN       = lazyre.New(`\bqpn=(\d+)`) // NCCL 2.30.7's fatal QP events
 	// "qpn 1047 mtu 5 … GID 0 (80FE/1A8A41FEFF21A75E)" (qp_num from 2.29.7)
-	reQPGID  = lazy(`\bqp(?:n|_num) (\d+) mtu (\d+)\b.*?\bGID (\d+) \(([0-9A-Fa-f]{1,16})/([0-9A-Fa-f]{1,16})\)`)
-	reDigits = lazy(`^(\d+)$`)
+	reQPGID = lazyre.New(`\bqp(?:n|_num) (\d+) mtu (\d+)\b.*?\bGID (\d+) \(([0-9A-Fa-f]{1,16})/([0-9A-Fa-f]{1,16})\)`)
 	// "Got async event : port error" (before 2.20: no device), "mlx5_0:1 Got
 	// async event : local access violation work queue error", "mlx5_1:1
 	// async fatal event on QP (0x…): invalid request …", "… async fatal
 	// event: …", "… Got async error event: …", "… Got non-fatal async event:
 	// port active(9)", "mlx5_0:1 GID table changed", "mlx5_0:1 unknown
 	// event type (18)".
-	reAsync = lazy(`(?:(\S+):(\d+) )?(?:(?:Got (?:non-fatal )?async (?:error )?event|async fatal event(?: on [A-Z]+[^:]*)?)\s*:\s*(.+)$|(GID table changed)|unknown event type \((\d+)\))`)
+	reAsync = lazyre.New(`(?:(\S+):(\d+) )?(?:(?:Got (?:non-fatal )?async (?:error )?event|async fatal event(?: on [A-Z]+[^:]*)?)\s*:\s*(.+)$|(GID table changed)|unknown event type \((\d+)\))`)
 	// "on dev mlx5_1:1,"
-	reOnDev = lazy(`on dev (\S+?):(\d+)`)
+	reOnDev = lazyre.New(`on dev (\S+?):(\d+)`)
 )

@@ -19,10 +19,10 @@
 package nccl
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/rdmatop/rdmatop/internal/lazyre"
 )
 
 // Line is one line of NCCL's log: "HOST:PID:TID [CUDADEV] [FILE:LINE] NCCL
@@ -134,9 +134,7 @@ func isNum(s string) bool {
 // mdLink matches a Markdown autolink a rendered web page adds to a pasted
 // log ("[net_ib.cc:101](http://net_ib.cc:101/)"): a log copied from an
 // issue tracker keeps its text.
-var mdLink = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`\[([^\]\s]+)\]\(https?://[^)\s]*\)`)
-})
+var mdLink = lazyre.New(`\[([^\]\s]+)\]\(https?://[^)\s]*\)`)
 
 func unlink(s string) string {
 	if !strings.Contains(s, "](http") {
