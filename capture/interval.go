@@ -218,7 +218,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 			tc := k.tc
 			d := tc.f.ivCounters().minus(t.touched.markOf(tc))
 			fs := &s.Flows[lo+j]
-			*fs = flowSummary(tc.f, names)
+			fs.fill(tc.f, names)
 			d.set(fs)
 			fs.FirstTS, fs.FirstPacket, fs.FirstPSN = tsString(tc.firstTS), tc.firstPacket, tc.firstPSN
 			fs.Opcodes = opcodeDelta(tc.f.opcodes, tc.opcodes)

@@ -65,7 +65,9 @@ func (a *Analyzer) RunningUpdate() *RunningUpdate {
 	u.moved = make([]runningFlow, len(moved))
 	t.fillFlows(len(moved), func(lo, hi int, names *addrNames) {
 		for j, f := range moved[lo:hi] {
-			u.moved[lo+j] = runningFlow{runningFlowSummary(f, names), f.counters()}
+			m := &u.moved[lo+j]
+			m.fs.fillRunning(f, names)
+			m.c = f.counters()
 		}
 	})
 	// Evicted flows are noted from now on; the next update is
@@ -75,12 +77,12 @@ func (a *Analyzer) RunningUpdate() *RunningUpdate {
 	return u
 }
 
-// runningFlowSummary is f's summary as the running analysis has it.
-func runningFlowSummary(f *Flow, names *addrNames) FlowSummary {
-	fs := flowSummary(f, names)
+// fillRunning sets fs, which must be zero, to f's summary as the
+// running analysis has it.
+func (fs *FlowSummary) fillRunning(f *Flow, names *addrNames) {
+	fs.fill(f, names)
 	fs.FirstTS = tsString(f.firstTS)
 	fs.Opcodes = sortedOpcodes(append([]OpcodeCount(nil), f.opcodes...))
-	return fs
 }
 
 // RunningView keeps the flows of an analyzer's running analysis from one

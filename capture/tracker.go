@@ -161,7 +161,11 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		} else {
 			f = t.newFlow()
 		}
-		*f = Flow{key: *k, id: t.cfg.sharded(t.nextID), ipv4: d.IPv4, encap: d.Encap, firstTS: ts, firstPacket: pkt}
+		// Cleared in place, then set: a literal would be built aside
+		// and copied in, a second pass over the flow's 800 bytes.
+		*f = Flow{}
+		f.key, f.id, f.ipv4, f.encap = *k, t.cfg.sharded(t.nextID), d.IPv4, d.Encap
+		f.firstTS, f.firstPacket = ts, pkt
 		f.opcodes, f.rtt = ops, rtt
 		t.flows.put(f, h)
 	} else {
