@@ -24,6 +24,9 @@ type Run struct {
 	wire   *wireState   // nil until the run has a capture
 	rec    *recordQueue // a live recording's writer, nil otherwise
 	events eventLog
+	// warmEvents: the host events of warm-up Frames, for the first
+	// judged Frame (emit).
+	warmEvents []probes.Event
 
 	seq      int
 	prevTime time.Time
@@ -110,6 +113,17 @@ func (r *Run) emit(f Frame, yield func(Frame, error) bool) error {
 	f.Findings = []rules.Finding{}
 	if err := r.ready(); err != nil {
 		return err
+	}
+	// Warm-up Frames are not judged: what happened in them (a job's NCCL
+	// warnings read at the start, kernel log lines) is judged with the
+	// first Frame that is, as their wire is (cutLocked).
+	switch {
+	case r.seq < r.cfg.Warmup && f.Snapshot != nil:
+		r.warmEvents = append(r.warmEvents, f.Snapshot.Events...)
+	case r.warmEvents != nil && f.Snapshot != nil:
+		snap := *f.Snapshot
+		snap.Events = append(r.warmEvents, snap.Events...)
+		f.Snapshot, r.warmEvents = &snap, nil
 	}
 	if r.seq >= r.cfg.Warmup {
 		res := r.engine.Evaluate(rules.Frame{Time: f.Time, Snapshot: f.Snapshot, Wire: f.Interval,

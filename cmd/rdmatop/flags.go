@@ -21,6 +21,7 @@ type hostFlags struct {
 	interval             time.Duration
 	intervalSet          bool
 	rules                string
+	ncclLog              string
 }
 
 func (h *hostFlags) register(cmd *cobra.Command) {
@@ -29,10 +30,12 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
 	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
 	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
+	cmd.Flags().StringVar(&h.ncclLog, "nccl-log", "", "follow this job log (NCCL_DEBUG=WARN or INFO output) like tail -F: its NCCL warnings become events and findings")
 	completeNames(cmd, "interface", netdevNames)
 	completeNames(cmd, "device", rdmaDeviceNames)
 	cmd.MarkFlagDirname("root")  //nolint:errcheck // the flag exists
 	cmd.MarkFlagDirname("rules") //nolint:errcheck
+	cmd.MarkFlagFilename("nccl-log") //nolint:errcheck
 }
 
 // completeNames completes flag with what names lists (shell completion

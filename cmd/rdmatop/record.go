@@ -29,8 +29,9 @@ func newRecordCmd() *cobra.Command {
 		Use:   "record -o FILE [-i IFACE]",
 		Short: "record the host and the RoCE packets into one file (pcapng), tick by tick",
 		Long: `Record everything the probes read (sysfs and /proc files, ethtool -S,
-rtnetlink, RDMA netlink, DCB netlink, kernel log) every --interval and,
-with -i, the RoCE packets captured on IFACE, on one timeline in one file:
+rtnetlink, RDMA netlink, DCB netlink, kernel log, the lines of
+--nccl-log) every --interval and, with -i, the RoCE packets captured on
+IFACE, on one timeline in one file:
 a pcapng that Wireshark and tshark open as is (they show the RoCE packets;
 the host ticks are custom blocks beside them). FILE is gzip-compressed when
 it ends in .gz. Each tick and the packets before it are flushed as they

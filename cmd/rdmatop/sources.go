@@ -11,6 +11,7 @@ import (
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -45,6 +46,12 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 	closeSrc := func() {}
 	if !o.noHost {
 		src, c, _ := sampler.LiveSources(h.root)
+		if h.ncclLog != "" {
+			fl := nccl.Follow(h.ncclLog)
+			src.NCCL = fl
+			closeHost := c
+			c = func() { closeHost(); fl.Close() }
+		}
 		opt := sampler.Options{Netdev: h.netdev, Device: h.device}
 		var s *sampler.Sampler
 		if o.recorder != nil {

@@ -267,6 +267,9 @@ func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *sele
 			snap.Events = append(snap.Events, pe)
 		}
 	}
+	if c.ncclBatch != nil {
+		s.ncclEvents(c.ncclBatch, now, snap)
+	}
 	if c.kmsgLost > 0 {
 		snap.Events = append(snap.Events, probes.Event{Time: now, Source: "kmsg", Kind: "kmsg_lost", Severity: probes.SevWarning,
 			Detail: fmt.Sprintf("%d kernel log records were overwritten before rdmatop read them", c.kmsgLost)})

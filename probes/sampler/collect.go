@@ -203,6 +203,13 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 			return func() { c.kmsg, c.kmsgLost, c.kmsgBatch = recs, b.Lost, &b }, nil
 		}})
 	}
+	if e.src.NCCL != nil {
+		list = append(list, probes.Task{Name: "nccl", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+			b, err := e.src.NCCL.Poll()
+			// Lines read before a failure are still the log's.
+			return func() { c.ncclBatch = &b }, err
+		}})
+	}
 	if e.src.ProcRoot != "" {
 		list = append(list, probes.Task{Name: "proc", Timeout: t, Run: func(ctx context.Context) (func(), error) {
 			p, err := procinfo.New(e.src.ProcRoot, procinfo.Options{})

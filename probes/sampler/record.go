@@ -13,6 +13,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -25,6 +26,7 @@ const (
 	rawRDMA    = "rdmanl"  // []rdmanl.Exchange
 	rawDCB     = "dcb"     // map[iface]dcb.Raw
 	rawKmsg    = "kmsg"    // kmsg.Batch
+	rawNCCL    = "nccl"    // nccl.Batch: the NCCL log lines read
 )
 
 // Recorder samples like a Sampler and also returns, per sample, the raw
@@ -91,6 +93,9 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	if c.kmsgBatch != nil && err == nil {
 		err = add(rawKmsg, c.kmsgBatch)
 	}
+	if c.ncclBatch != nil && err == nil {
+		err = add(rawNCCL, c.ncclBatch)
+	}
 	return snap, tick, err
 }
 
@@ -155,6 +160,13 @@ func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
 			return src, err
 		}
 		src.Kmsg = &kmsg.Fake{Batches: []kmsg.Batch{b}}
+	}
+	if raw, ok := t.Raw[rawNCCL]; ok {
+		var b nccl.Batch
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return src, err
+		}
+		src.NCCL = &nccl.Fake{Batches: []nccl.Batch{b}}
 	}
 	if t.Files != nil && scratch != "" {
 		if _, err := fs.Stat(t.Files, "proc/meminfo"); err == nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -35,6 +36,7 @@ type Sources struct {
 	RDMA     rdmanl.Conn // RDMA netlink
 	DCB      dcb.Querier // DCB netlink
 	Kmsg     kmsg.Source // /dev/kmsg
+	NCCL     nccl.Source // a job's NCCL log, followed (--nccl-log)
 	Label    string      // "live", "fixture DIR", "bundle FILE"
 	Host     probes.HostInfo
 	// Status, when set (a replayed tick), is reported instead of what the
@@ -72,6 +74,7 @@ type Sampler struct {
 	prevDevs  map[string]bool
 	lastSeen  map[string]map[string]seen // port → counter → its last reading (see rates)
 	qps       qpevent.Detector
+	nccl      *nccl.Parser // across samples: a CQE line and its completion may straddle two
 	ticks     int
 	last      *collected
 	// What earlier samples learned, for the tasks of the next one (see
@@ -146,6 +149,7 @@ type collected struct {
 	kmsgBatch *kmsg.Batch
 	kmsg      []kmsg.Record
 	kmsgLost  uint64
+	ncclBatch *nccl.Batch
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
 
