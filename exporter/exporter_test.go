@@ -297,6 +297,21 @@ func TestPerQPCap(t *testing.T) {
 	if New(Options{PerQP: true, MaxQPs: 1 << 30}).opts.MaxQPs != HardMaxQPs {
 		t.Error("the hard cap does not hold")
 	}
+	// The owner's pod is a label: its name where the node names it, its
+	// UID where not, empty outside a pod; the series stay within the cap.
+	snap.QPs[0].Pod, snap.QPs[0].PodUID = "ml/trainer-0", "0d4c6a1e-6b1f-4c2a-9e3d-2f1a0b9c8d7e"
+	snap.QPs[1].PodUID = "5b2e9c1a-3d4f-4e6a-8b7c-9d0e1f2a3b4c"
+	on = New(Options{PerQP: true, MaxQPs: 20})
+	on.Update(monitor.Frame{Snapshot: snap})
+	mfs = gather(t, on)
+	for lqpn, pod := range map[string]string{"0x000064": "ml/trainer-0", "0x000065": "5b2e9c1a-3d4f-4e6a-8b7c-9d0e1f2a3b4c", "0x000066": ""} {
+		if _, ok := value(t, mfs, "rdmatop_qp_info", map[string]string{"lqpn": lqpn, "pod": pod}); !ok {
+			t.Errorf("QP %s: no series with pod=%q", lqpn, pod)
+		}
+	}
+	if n := len(mfs["rdmatop_qp_info"].GetMetric()); n != 20 {
+		t.Errorf("%d per-QP series with pods, cap 20", n)
+	}
 }
 
 // A capture on several rings exports its drops per ring, adding up each

@@ -349,8 +349,8 @@ func (b *builder) qps(s *probes.Snapshot) {
 	if !e.opts.PerQP {
 		return
 	}
-	qd := e.desc("rdmatop_qp_info", "One series per QP (--per-qp, capped): its state and owner.",
-		"device", "port", "lqpn", "type", "state", "comm")
+	qd := e.desc("rdmatop_qp_info", "One series per QP (--per-qp, capped): its state and owner (pod: namespace/name, else the pod UID; empty outside a pod or when unknown).",
+		"device", "port", "lqpn", "type", "state", "comm", "pod")
 	n := 0
 	for i := range s.QPs {
 		q := &s.QPs[i]
@@ -366,7 +366,11 @@ func (b *builder) qps(s *probes.Snapshot) {
 			continue
 		}
 		b.seen[k] = true
-		b.gauge(qd, 1, q.Device, strconv.Itoa(q.Port), probes.FormatQPN(q.LQPN), q.Type, q.State, comm)
+		pod := q.Pod
+		if pod == "" {
+			pod = q.PodUID
+		}
+		b.gauge(qd, 1, q.Device, strconv.Itoa(q.Port), probes.FormatQPN(q.LQPN), q.Type, q.State, comm, pod)
 		n++
 	}
 	b.gauge(e.desc("rdmatop_qp_series_dropped", "QPs left out of rdmatop_qp_info by its cap."), float64(len(s.QPs)-n))

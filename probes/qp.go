@@ -6,3 +6,16 @@ import "fmt"
 // lower-case hex digits (a QPN is 24 bits, as the BTH carries it), in
 // findings, the screen, JSON object keys and exporter labels alike.
 func FormatQPN(n uint32) string { return fmt.Sprintf("0x%06x", n) }
+
+// ContainerName is how rdmatop shows a container: its runtime and the
+// first 12 digits of its id (as docker and crictl print it), or the id
+// alone when the runtime is unknown.
+func ContainerName(runtime, id string) string {
+	if len(id) > 12 {
+		id = id[:12]
+	}
+	if runtime == "" {
+		return id
+	}
+	return runtime + "://" + id
+}

@@ -110,6 +110,15 @@ type QP struct {
 	KernOwner        string  `json:"kernel_owner,omitempty" expr:"kernel_owner"`
 	MemlockSoft      *uint64 `json:"memlock_soft,omitempty" expr:"memlock_soft"` // bytes; absent when unlimited or unknown
 	MemlockUnlimited bool    `json:"memlock_unlimited,omitempty" expr:"memlock_unlimited"`
+	// What the owner's cgroup says (probes/owner): its path, the
+	// container (runtime and 64-hex id) and the Kubernetes pod (UID; Pod
+	// is NAMESPACE/NAME when the node's /var/log/pods names the UID).
+	// Empty when unknown or when the cgroup names none.
+	Cgroup      string `json:"cgroup,omitempty" expr:"cgroup"`
+	Runtime     string `json:"container_runtime,omitempty" expr:"container_runtime"`
+	ContainerID string `json:"container_id,omitempty" expr:"container_id"`
+	PodUID      string `json:"pod_uid,omitempty" expr:"pod_uid"`
+	Pod         string `json:"pod,omitempty" expr:"pod"`
 }
 
 // Severity of an event or finding.

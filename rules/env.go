@@ -181,6 +181,11 @@ type QPFields struct {
 	Comm             string `expr:"comm"`
 	MemlockBytes     any    `expr:"memlock_bytes"` // soft limit; nil when unlimited or unknown
 	MemlockUnlimited bool   `expr:"memlock_unlimited"`
+	// The owner's container and pod (probes.QP): "" when unknown.
+	Runtime     string `expr:"container_runtime"`
+	ContainerID string `expr:"container_id"`
+	PodUID      string `expr:"pod_uid"`
+	Pod         string `expr:"pod"`
 }
 
 // qpEnvOf is what rules see of a snapshot QP. It takes the boxed
@@ -189,7 +194,7 @@ type QPFields struct {
 // allocates.
 func qpEnvOf(q *probes.QP, like *QPEnv) QPEnv {
 	qe := QPEnv{QPFields: QPFields{Device: q.Device, LQPN: int(q.LQPN), Type: q.Type, State: q.State, Comm: q.Comm,
-		MemlockUnlimited: q.MemlockUnlimited}}
+		MemlockUnlimited: q.MemlockUnlimited, Runtime: q.Runtime, ContainerID: q.ContainerID, PodUID: q.PodUID, Pod: q.Pod}}
 	if q.PID != nil {
 		if like != nil && like.PID == any(*q.PID) {
 			qe.PID = like.PID

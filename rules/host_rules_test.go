@@ -33,6 +33,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
@@ -798,6 +799,43 @@ func hrCases() []hrCase {
 				})...)
 			},
 			fire: []hrAlert{{rule: "memory-registration-risk", objects: map[string]string{"device": "rxe0", "qpn": "0x000011", "comm": "ib_write_bw"},
+				evidence: []string{"soft limit 8388608 bytes"}}},
+		},
+		{
+			name: "the same, with ib_write_bw in a Kubernetes pod (a real containerd cgroup, the node naming the pod)",
+			frames: func(t *testing.T) []rules.Frame {
+				limit := func(s string) string {
+					var out []string
+					for _, l := range strings.Split(s, "\n") {
+						if strings.HasPrefix(l, "Max locked memory") {
+							l = fmt.Sprintf("%-26s%-21s%-21s%-10s", "Max locked memory", "8388608", "8388608", "bytes")
+						}
+						out = append(out, l)
+					}
+					return strings.Join(out, "\n")
+				}
+				cg, err := os.ReadFile(hrFix + "owner/k8s-containerd-systemd-v2-1.cgroup")
+				if err != nil {
+					t.Fatal(err)
+				}
+				inPod := func(tk *bundle.Tick) {
+					if tk.Files == nil {
+						return
+					}
+					for _, pid := range []string{"220", "222"} {
+						c := string(cg)
+						tk.Files["proc/"+pid+"/cgroup"] = &fsrec.Entry{Data: &c}
+					}
+					tk.Files["var/log/pods"] = &fsrec.Entry{IsDir: true, Dir: []string{"ml_trainer-0_dc430cd3-34b7-4ea6-be26-ddfd88d7ddff/"}}
+				}
+				return hrFrames(hrReplay(t, labBundle, func(tk *bundle.Tick) {
+					hrEditProc("proc/220/limits", limit)(tk)
+					hrEditProc("proc/222/limits", limit)(tk)
+					inPod(tk)
+				})...)
+			},
+			fire: []hrAlert{{rule: "memory-registration-risk", objects: map[string]string{"device": "rxe0", "qpn": "0x000011", "comm": "ib_write_bw",
+				"pod": "ml/trainer-0", "container": "containerd://8564224395a4"},
 				evidence: []string{"soft limit 8388608 bytes"}}},
 		},
 		{

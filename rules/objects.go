@@ -359,9 +359,9 @@ func qpID(dev string, qpn uint32) string {
 func (o *object) keys() map[string]string {
 	switch {
 	case o.srcQP != nil:
-		return qpKeys(o.srcQP.Device, o.srcQP.LQPN, o.srcQP.Comm, o.srcQP.PID)
+		return qpKeys(o.srcQP)
 	case o.qp != nil:
-		return qpKeys(o.qp.Device, uint32(o.qp.LQPN), "", nil) // gone: no owner known
+		return qpKeys(&probes.QP{Device: o.qp.Device, LQPN: uint32(o.qp.LQPN)}) // gone: no owner known
 	case o.flow != nil:
 		fl := o.flow
 		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": probes.FormatQPN(fl.DestQP)}
@@ -379,13 +379,24 @@ func (o *object) keys() map[string]string {
 	return map[string]string{} // the host
 }
 
-func qpKeys(dev string, qpn uint32, comm string, pid *int) map[string]string {
-	keys := map[string]string{"device": dev, "qpn": probes.FormatQPN(qpn)}
-	if comm != "" {
-		keys["comm"] = comm
+// qpKeys names a QP and its owner: the process, and its pod (by name,
+// else by UID) and container (runtime and short id) when known.
+func qpKeys(q *probes.QP) map[string]string {
+	keys := map[string]string{"device": q.Device, "qpn": probes.FormatQPN(q.LQPN)}
+	if q.Comm != "" {
+		keys["comm"] = q.Comm
 	}
-	if pid != nil {
-		keys["pid"] = strconv.Itoa(*pid)
+	if q.PID != nil {
+		keys["pid"] = strconv.Itoa(*q.PID)
+	}
+	switch {
+	case q.Pod != "":
+		keys["pod"] = q.Pod
+	case q.PodUID != "":
+		keys["pod_uid"] = q.PodUID
+	}
+	if q.ContainerID != "" {
+		keys["container"] = probes.ContainerName(q.Runtime, q.ContainerID)
 	}
 	return keys
 }

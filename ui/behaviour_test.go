@@ -66,6 +66,17 @@ func TestSortAndFilterQPs(t *testing.T) {
 		t.Errorf("filter not kept after enter:\n%s", m.Render())
 	}
 	m = press(m, "esc")
+	// A pod is found by its name, even where the terminal is too narrow
+	// for the POD/CONTAINER column.
+	m = press(m, "/", "t", "r", "a", "i", "n", "e", "r", "enter")
+	if len(tb.View) != 1 || tb.Rows[tb.View[0]].Cells[qpCommCol] != "nccl-test" || tb.Rows[tb.View[0]].Cells[qpCommCol+1] != "ml/trainer-0" {
+		t.Fatalf("filter trainer: %d rows", len(tb.View))
+	}
+	m = press(m, "esc", "/", "n", "c", "c", "l", "enter")
+	if m.filtering || !strings.Contains(m.Render(), "filter: nccl") {
+		t.Errorf("filter not kept after enter:\n%s", m.Render())
+	}
+	m = press(m, "esc")
 	if len(tb.View) != 4 {
 		t.Errorf("esc did not clear the filter: %d rows", len(tb.View))
 	}

@@ -26,11 +26,14 @@ var (
 	// state and owner, and the wire's loss numbers stay).
 	qpCols = []column{{Title: "DEVICE", Width: 9}, {Title: "PORT", Width: 4, Right: true, Num: true, Drop: 5},
 		{Title: "LQPN", Width: 8, Right: true, Num: true}, {Title: "RQPN", Width: 8, Right: true, Num: true, Drop: 3},
-		{Title: "TYPE", Width: 5, Drop: 4}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true, Drop: 7},
+		{Title: "TYPE", Width: 5, Drop: 4}, {Title: "STATE", Width: 6}, {Title: "PID", Width: 7, Right: true, Num: true, Drop: 8},
 		{Title: "SQ PSN", Width: 9, Right: true, Num: true, Drop: 1}, {Title: "RQ PSN", Width: 9, Right: true, Num: true, Drop: 2},
 		// who owns the QP comes before the wire columns: on a narrow
 		// terminal it is the wire stats that are cut, not the owner
 		{Title: "COMM", Width: 14},
+		// its pod, else its container: gives way before the PID (the
+		// filter still finds a QP by pod when the column is not shown)
+		{Title: "POD/CONTAINER", Width: 18, Drop: 7},
 		{Title: "Gb/s", Width: 6, Right: true, Num: true, Drop: 6}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 0, Right: true, Num: true}}
@@ -224,6 +227,21 @@ func gbpsNow(f *monitor.Frame, now map[int]*capture.FlowSummary, w *capture.Flow
 	return 0
 }
 
+// qpOwner is what the POD/CONTAINER column says of q's owner: its pod
+// (namespace/name, else "pod " and its UID), else its container's short
+// id (the runtime is in findings and --json; the column has no room).
+func qpOwner(q *probes.QP) string {
+	switch {
+	case q.Pod != "":
+		return q.Pod
+	case q.PodUID != "":
+		return "pod " + q.PodUID
+	case q.ContainerID != "":
+		return probes.ContainerName("", q.ContainerID)
+	}
+	return "-"
+}
+
 func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 	flows := qpFlows(s, fr.Wire)
 	now := nowOf(fr)
@@ -264,8 +282,9 @@ func (m *Model) buildQPs(s *probes.Snapshot, fr *monitor.Frame) {
 			wn = []float64{g, float64(gaps), float64(retx), float64(naks), float64(cnps), rttN}
 		}
 		cells := append([]string{termtext.Sanitize(q.Device), strconv.Itoa(q.Port), probes.FormatQPN(q.LQPN), optQPN(q.RQPN),
-			termtext.Sanitize(q.Type), termtext.Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm}, ws...)
-		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0}, wn...)
+			termtext.Sanitize(q.Type), termtext.Sanitize(q.State), optI(q.PID), optU32(q.SQPSN), optU32(q.RQPSN), comm,
+			termtext.Sanitize(qpOwner(q))}, ws...)
+		nums := append([]float64{0, float64(q.Port), float64(q.LQPN), u32f(q.RQPN), 0, 0, pid, u32f(q.SQPSN), u32f(q.RQPSN), 0, 0}, wn...)
 		rs = append(rs, newRow(cells, nums, "qp:"+q.State))
 	}
 	m.tables[ViewQPs].setRows(rs)

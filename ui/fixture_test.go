@@ -65,10 +65,13 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 		et.Ifaces["eth0"] = ethtool.FakeIface{Driver: "mlx5_core", Stats: ethtoolStats(t, "mlx5_cx6dx_eth0_roce_pfc3_t1.txt")}
 		snap := s.Sample(context.Background(), t0.Add(60*time.Second))
 		snap.QPs = append(snap.QPs,
-			probes.QP{Device: "mlx5_0", Port: 1, LQPN: 0x1a2, RQPN: u32p(0x3b4), Type: "RC", State: "RTS", PID: intp(4242), Comm: "ib_write_bw", SQPSN: u32p(1000), RQPSN: u32p(2000)},
+			probes.QP{Device: "mlx5_0", Port: 1, LQPN: 0x1a2, RQPN: u32p(0x3b4), Type: "RC", State: "RTS", PID: intp(4242), Comm: "ib_write_bw", SQPSN: u32p(1000), RQPSN: u32p(2000),
+				Runtime: "docker", ContainerID: "9c0e7a5b3d1f2e4c6a8b0d9f7e5c3a1b2d4f6e8a0c9b7d5f3e1a2c4b6d8f0e9a"},
 			probes.QP{Device: "mlx5_0", Port: 1, LQPN: 0x1a3, RQPN: u32p(0x3b5), Type: "RC", State: "ERR", PID: intp(4243), Comm: "evil\x1b]0;pwned\x07\x1b[2J", SQPSN: u32p(77), RQPSN: u32p(88)},
 			probes.QP{Device: "mlx5_0", Port: 1, LQPN: 0x10, Type: "UD", State: "RTS", KernOwner: "ib_core"},
-			probes.QP{Device: "mlx5_1", Port: 1, LQPN: 0x55, RQPN: u32p(0x66), Type: "RC", State: "INIT", PID: intp(17), Comm: "nccl-test"},
+			probes.QP{Device: "mlx5_1", Port: 1, LQPN: 0x55, RQPN: u32p(0x66), Type: "RC", State: "INIT", PID: intp(17), Comm: "nccl-test",
+				Runtime: "containerd", ContainerID: "4f1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+				PodUID: "0d4c6a1e-6b1f-4c2a-9e3d-2f1a0b9c8d7e", Pod: "ml/trainer-0"},
 		)
 		snap.Events = append(snap.Events,
 			probes.Event{Time: t0.Add(59 * time.Second), Source: "qp", Kind: "qp_state", Severity: probes.SevCritical, Device: "mlx5_0", Port: 1, QPN: u32p(0x1a3), Detail: "RTS → ERR"},

@@ -33,8 +33,8 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&h.ncclLog, "nccl-log", "", "follow this job log (NCCL_DEBUG=WARN or INFO output) like tail -F: its NCCL warnings become events and findings")
 	completeNames(cmd, "interface", netdevNames)
 	completeNames(cmd, "device", rdmaDeviceNames)
-	cmd.MarkFlagDirname("root")  //nolint:errcheck // the flag exists
-	cmd.MarkFlagDirname("rules") //nolint:errcheck
+	cmd.MarkFlagDirname("root")      //nolint:errcheck // the flag exists
+	cmd.MarkFlagDirname("rules")     //nolint:errcheck
 	cmd.MarkFlagFilename("nccl-log") //nolint:errcheck
 }
 

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/rdmatop/rdmatop/probes/owner"
 )
 
 // ErrProcessGone is matched (errors.Is) by the error for a PID that no
@@ -62,6 +64,10 @@ type Process struct {
 	// on current kernels); absent for kernel threads and zombies.
 	VmLckBytes *uint64 `json:"vmlck_bytes,omitempty"`
 	VmPinBytes *uint64 `json:"vmpin_bytes,omitempty"`
+	// Owner is what its cgroup says: container and pod. Empty when the
+	// cgroup names none or could not be read (CgroupErr says why).
+	Owner     owner.Owner `json:"owner,omitzero"`
+	CgroupErr string      `json:"cgroup_error,omitempty"`
 }
 
 // MemlockSnapshot returns the soft memlock limit as the snapshot model's
@@ -125,6 +131,14 @@ func (f *FS) Process(pid int) (Process, error) {
 	if hasKey(status, "VmPin") {
 		v := st.VmPin
 		p.VmPinBytes = &v
+	}
+	// The owner is a label: a cgroup file that cannot be read (or a
+	// recording made before owners were recorded) leaves it unknown, and
+	// what was read above stands.
+	if cgs, err := pr.Cgroups(); err != nil {
+		p.CgroupErr = readError(f.path(strconv.Itoa(pid), "cgroup"), err).Error()
+	} else {
+		p.Owner = owner.FromCgroups(cgs)
 	}
 	return p, nil
 }

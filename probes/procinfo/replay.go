@@ -17,7 +17,7 @@ func Paths(pids []int) []string {
 	out := []string{"proc/meminfo", "proc/buddyinfo"}
 	for _, pid := range pids {
 		d := "proc/" + strconv.Itoa(pid)
-		out = append(out, d+"/comm", d+"/limits", d+"/status")
+		out = append(out, d+"/comm", d+"/limits", d+"/status", d+"/cgroup")
 	}
 	return out
 }

@@ -239,6 +239,11 @@ func (s *Sampler) qpView(c *collected, qps []rdmanl.QP, snap *probes.Snapshot) {
 		if q.HasPID {
 			if f, ok := c.procs[q.PID]; ok {
 				pq.MemlockSoft, pq.MemlockUnlimited = f.soft, f.unlimited
+				o := &f.owner
+				pq.Cgroup, pq.Runtime, pq.ContainerID, pq.PodUID = o.Cgroup, o.Runtime, o.ContainerID, o.PodUID
+				if pod, ok := c.pods[o.PodUID]; ok {
+					pq.Pod = pod.String()
+				}
 			}
 		}
 		snap.QPs = append(snap.QPs, pq)

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
+	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -306,8 +307,10 @@ func (e *env) mayBeSelected(dev string) bool {
 	return true
 }
 
-// memlock reads the locked-memory limit of every process that owns a QP.
-func (s *Sampler) memlock(c *collected) {
+// owners reads, for every process that owns a QP, its locked-memory
+// limit and what its cgroup says (container, pod), and the node's pod
+// names when one of them is in a pod.
+func (s *Sampler) owners(c *collected) {
 	if c.rdma == nil || s.src.ProcRoot == "" {
 		return
 	}
@@ -323,9 +326,16 @@ func (s *Sampler) memlock(c *collected) {
 	}
 	procs, _, _ := p.Processes(pids)
 	c.procs = map[uint32]procFacts{}
+	inPod := false
 	for _, pr := range procs {
 		soft, unl := pr.MemlockSnapshot()
-		c.procs[uint32(pr.PID)] = procFacts{soft: soft, unlimited: unl}
+		c.procs[uint32(pr.PID)] = procFacts{soft: soft, unlimited: unl, owner: pr.Owner}
+		inPod = inPod || pr.Owner.PodUID != ""
+	}
+	if inPod {
+		// Without the node's pod directories (or the right to read
+		// them) pods are named by their UID alone.
+		c.pods, _ = owner.ReadPods(os.DirFS(s.src.ProcRoot))
 	}
 }
 

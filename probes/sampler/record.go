@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -14,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
+	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -62,6 +64,9 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 		pr := fsrec.NewRecorder(os.DirFS(r.src.ProcRoot))
 		for _, p := range procinfo.Paths(qpPIDs(snap)) {
 			fs.ReadFile(pr, p) //nolint:errcheck // a failure is recorded as such
+		}
+		if slices.ContainsFunc(snap.QPs, func(q probes.QP) bool { return q.PodUID != "" }) {
+			fs.ReadDir(pr, owner.PodsDir) //nolint:errcheck // a failure is recorded as such
 		}
 		if tick.Files == nil {
 			tick.Files = fsrec.Tree{}
@@ -178,6 +183,9 @@ func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
 				}
 			}
 			if err := procinfo.Materialize(t.Files, scratch, pids); err != nil {
+				return src, err
+			}
+			if err := owner.Materialize(t.Files, scratch); err != nil {
 				return src, err
 			}
 			src.ProcRoot = scratch

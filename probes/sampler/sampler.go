@@ -20,6 +20,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
+	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -106,7 +107,7 @@ func New(src Sources, opt Options) *Sampler {
 func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	var c collected
 	status := s.runner.Run(ctx, s.tasks(&c))
-	s.memlock(&c)
+	s.owners(&c)
 	snap := s.assemble(&c, now)
 	snap.Status = append(status, c.extraStatus...)
 	for _, o := range s.src.Opened {
@@ -152,6 +153,7 @@ type collected struct {
 	ncclBatch *nccl.Batch
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
+	pods      owner.Pods // of the node, read when an owner is in a pod
 
 	// What a Recorder's tasks read, handed over with their results.
 	files  fsrec.Tree
@@ -171,6 +173,7 @@ type rdmaResult struct {
 type procFacts struct {
 	soft      *uint64
 	unlimited bool
+	owner     owner.Owner
 }
 
 type portState struct {
