@@ -15,6 +15,9 @@ type Snapshot struct {
 	Events   []Event   `json:"events" expr:"events"`
 	Config   Config    `json:"config" expr:"config"`
 	Status   []Status  `json:"status" expr:"status"`
+	// NCCLRAS is NCCL's RAS answer (--nccl-ras); nil when not asked or
+	// not answered (the nccl-ras source's status says why).
+	NCCLRAS *NCCLRAS `json:"nccl_ras,omitempty"`
 }
 
 // HostInfo names the machine the snapshot describes.

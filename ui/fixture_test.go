@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"sync"
@@ -73,6 +74,14 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 				Runtime: "containerd", ContainerID: "4f1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
 				PodUID: "0d4c6a1e-6b1f-4c2a-9e3d-2f1a0b9c8d7e", Pod: "ml/trainer-0"},
 		)
+		// NCCL's published RAS answer (2.29.1): rank 1 unresponsive.
+		if b, err := os.ReadFile(fixtures + "ncclras/status-2.29.1-docs.json"); err != nil {
+			fixErr = err
+			return
+		} else if err := json.Unmarshal(b, &snap.NCCLRAS); err != nil {
+			fixErr = err
+			return
+		}
 		snap.Events = append(snap.Events,
 			probes.Event{Time: t0.Add(59 * time.Second), Source: "qp", Kind: "qp_state", Severity: probes.SevCritical, Device: "mlx5_0", Port: 1, QPN: u32p(0x1a3), Detail: "RTS → ERR"},
 			probes.Event{Time: t0.Add(58 * time.Second), Source: "kmsg", Kind: "driver_error", Severity: probes.SevWarning, Device: "mlx5_0", Detail: "mlx5_core 0000:3b:00.0: CQE error\x1b[31m syndrome 0x5"},

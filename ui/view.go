@@ -123,6 +123,15 @@ func (m Model) body(h int) []string {
 	}
 	t := m.tables[m.view]
 	var out []string
+	if s := m.frame.Snapshot; m.view == ViewQPs && s != nil && s.NCCLRAS != nil && h > 2 {
+		line, bad := rasLine(s.NCCLRAS)
+		st := m.styles.Dim
+		if bad {
+			st = m.styles.Critical
+		}
+		out = append(out, m.paint(st, clip(line, m.width)))
+		h--
+	}
 	if m.view == ViewCounters {
 		if p := m.selectedPort(); p != nil {
 			out = append(out, clip("port "+termtext.Sanitize(portKey(p))+" ("+orDash(termtext.Sanitize(p.Netdev))+")  "+

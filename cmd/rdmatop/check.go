@@ -78,8 +78,8 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
-	} else if hf.ncclLog != "" {
-		return usageError{errors.New("--nccl-log follows a running job's log on this host; to check a saved log, give it as a FILE")}
+	} else if hf.ncclLog != "" || hf.ncclRAS != "" {
+		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
 	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]) {
 		res, err = checkSaved(cmd, args, pack)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/probes/ncclras"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -22,6 +23,7 @@ type hostFlags struct {
 	intervalSet          bool
 	rules                string
 	ncclLog              string
+	ncclRAS              string
 }
 
 func (h *hostFlags) register(cmd *cobra.Command) {
@@ -30,6 +32,8 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
 	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
 	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
+	cmd.Flags().StringVar(&h.ncclRAS, "nccl-ras", "", "ask NCCL's RAS endpoint (NCCL 2.28.7+, read-only) for communicators and unreachable ranks; ADDR defaults to "+ncclras.DefaultAddr)
+	cmd.Flags().Lookup("nccl-ras").NoOptDefVal = ncclras.DefaultAddr
 	cmd.Flags().StringVar(&h.ncclLog, "nccl-log", "", "follow this job log (NCCL_DEBUG=WARN or INFO output) like tail -F: its NCCL warnings become events and findings")
 	completeNames(cmd, "interface", netdevNames)
 	completeNames(cmd, "device", rdmaDeviceNames)

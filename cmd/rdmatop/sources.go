@@ -12,6 +12,7 @@ import (
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/nccl"
+	"github.com/rdmatop/rdmatop/probes/ncclras"
 	"github.com/rdmatop/rdmatop/probes/sampler"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -46,6 +47,14 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 	closeSrc := func() {}
 	if !o.noHost {
 		src, c, _ := sampler.LiveSources(h.root)
+		if h.ncclRAS != "" {
+			// Asked on its own goroutine: a query of a troubled job
+			// takes seconds, and a sample never waits for one.
+			w := ncclras.Watch(context.Background(), h.ncclRAS, max(h.interval, rasPeriod))
+			src.RAS = w
+			closeHost := c
+			c = func() { closeHost(); w.Close() }
+		}
 		if h.ncclLog != "" {
 			fl := nccl.Follow(h.ncclLog)
 			src.NCCL = fl
@@ -107,6 +116,10 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 // their timeout: longer than a probe's own timeout (2 s), so only a read
 // the kernel never answers is left behind.
 const probeDrain = 5 * time.Second
+
+// rasPeriod is how often NCCL's RAS is asked at most: each query makes
+// RAS gather the state of every rank of the job over its own network.
+const rasPeriod = 5 * time.Second
 
 // closeAfter closes the host sources once every probe task reading them
 // has returned. A task still blocked after probeDrain keeps the sources

@@ -275,6 +275,10 @@ func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *sele
 	if c.ncclBatch != nil {
 		s.ncclEvents(c.ncclBatch, now, snap)
 	}
+	if c.ras != nil {
+		snap.NCCLRAS = c.ras.Status
+		s.rasEvents(c.ras.Status, now, snap)
+	}
 	if c.kmsgLost > 0 {
 		snap.Events = append(snap.Events, probes.Event{Time: now, Source: "kmsg", Kind: "kmsg_lost", Severity: probes.SevWarning,
 			Detail: fmt.Sprintf("%d kernel log records were overwritten before rdmatop read them", c.kmsgLost)})

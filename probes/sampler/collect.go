@@ -211,6 +211,16 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 			return func() { c.ncclBatch = &b }, err
 		}})
 	}
+	if e.src.RAS != nil {
+		list = append(list, probes.Task{Name: "nccl-ras", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+			st, err := e.src.RAS.Poll() // the latest answer; never waits for one
+			a := &rasAnswer{Status: st}
+			if err != nil {
+				a.Err = err.Error()
+			}
+			return func() { c.ras = a }, err
+		}})
+	}
 	if e.src.ProcRoot != "" {
 		list = append(list, probes.Task{Name: "proc", Timeout: t, Run: func(ctx context.Context) (func(), error) {
 			p, err := procinfo.New(e.src.ProcRoot, procinfo.Options{})

@@ -3,6 +3,7 @@ package sampler
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"os"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
+	"github.com/rdmatop/rdmatop/probes/ncclras"
 	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
@@ -23,12 +25,13 @@ import (
 
 // Raw source data in a bundle tick, by key of Tick.Raw.
 const (
-	rawEthtool = "ethtool" // map[iface]ethtool.Raw
-	rawRtnl    = "rtnl"    // map[iface]rtnl.Link
-	rawRDMA    = "rdmanl"  // []rdmanl.Exchange
-	rawDCB     = "dcb"     // map[iface]dcb.Raw
-	rawKmsg    = "kmsg"    // kmsg.Batch
-	rawNCCL    = "nccl"    // nccl.Batch: the NCCL log lines read
+	rawEthtool = "ethtool"  // map[iface]ethtool.Raw
+	rawRtnl    = "rtnl"     // map[iface]rtnl.Link
+	rawRDMA    = "rdmanl"   // []rdmanl.Exchange
+	rawDCB     = "dcb"      // map[iface]dcb.Raw
+	rawKmsg    = "kmsg"     // kmsg.Batch
+	rawNCCL    = "nccl"     // nccl.Batch: the NCCL log lines read
+	rawRAS     = "nccl_ras" // rasAnswer: NCCL RAS's latest answer
 )
 
 // Recorder samples like a Sampler and also returns, per sample, the raw
@@ -101,6 +104,9 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	if c.ncclBatch != nil && err == nil {
 		err = add(rawNCCL, c.ncclBatch)
 	}
+	if c.ras != nil && err == nil {
+		err = add(rawRAS, c.ras)
+	}
 	return snap, tick, err
 }
 
@@ -172,6 +178,17 @@ func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
 			return src, err
 		}
 		src.NCCL = &nccl.Fake{Batches: []nccl.Batch{b}}
+	}
+	if raw, ok := t.Raw[rawRAS]; ok {
+		var a rasAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return src, err
+		}
+		f := &ncclras.Fake{Status: a.Status}
+		if a.Err != "" {
+			f.Err = errors.New(a.Err) // its status is the recorded one (src.Status)
+		}
+		src.RAS = f
 	}
 	if t.Files != nil && scratch != "" {
 		if _, err := fs.Stat(t.Files, "proc/meminfo"); err == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
+	"github.com/rdmatop/rdmatop/probes/ncclras"
 	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
@@ -30,15 +31,16 @@ import (
 // Sources are what a Sampler reads. A nil source is skipped and reported
 // as not supported.
 type Sources struct {
-	FS       fs.FS       // the host's "/" (sys/...), a fixture tree or a replayed tree
-	ProcRoot string      // directory holding proc/ for procinfo; "" skips it
-	Ethtool  ethtool.OS  // ethtool -S
-	Links    rtnl.OS     // rtnetlink link stats
-	RDMA     rdmanl.Conn // RDMA netlink
-	DCB      dcb.Querier // DCB netlink
-	Kmsg     kmsg.Source // /dev/kmsg
-	NCCL     nccl.Source // a job's NCCL log, followed (--nccl-log)
-	Label    string      // "live", "fixture DIR", "bundle FILE"
+	FS       fs.FS          // the host's "/" (sys/...), a fixture tree or a replayed tree
+	ProcRoot string         // directory holding proc/ for procinfo; "" skips it
+	Ethtool  ethtool.OS     // ethtool -S
+	Links    rtnl.OS        // rtnetlink link stats
+	RDMA     rdmanl.Conn    // RDMA netlink
+	DCB      dcb.Querier    // DCB netlink
+	Kmsg     kmsg.Source    // /dev/kmsg
+	NCCL     nccl.Source    // a job's NCCL log, followed (--nccl-log)
+	RAS      ncclras.Source // NCCL's RAS endpoint (--nccl-ras)
+	Label    string         // "live", "fixture DIR", "bundle FILE"
 	Host     probes.HostInfo
 	// Status, when set (a replayed tick), is reported instead of what the
 	// replayed sources say: the recorded host's view of its sources. A
@@ -75,7 +77,8 @@ type Sampler struct {
 	prevDevs  map[string]bool
 	lastSeen  map[string]map[string]seen // port → counter → its last reading (see rates)
 	qps       qpevent.Detector
-	nccl      *nccl.Parser // across samples: a CQE line and its completion may straddle two
+	nccl      *nccl.Parser                // across samples: a CQE line and its completion may straddle two
+	rasSeen   map[rasRankKey]rasRankState // the last RAS answer's troubled ranks, for events
 	ticks     int
 	last      *collected
 	// What earlier samples learned, for the tasks of the next one (see
@@ -151,6 +154,7 @@ type collected struct {
 	kmsg      []kmsg.Record
 	kmsgLost  uint64
 	ncclBatch *nccl.Batch
+	ras       *rasAnswer // nil: not asked this sample
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
 	pods      owner.Pods // of the node, read when an owner is in a pod

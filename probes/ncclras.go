@@ -1,0 +1,61 @@
+package probes
+
+// NCCLRAS is what NCCL's RAS endpoint (NCCL 2.24 and later, JSON since
+// 2.28.7) said of the jobs on this host: their communicators, the ranks
+// that answered and those RAS could not reach. The JSON names are NCCL's
+// own (docs/userguide troubleshooting/ras.rst), so probes/ncclras
+// decodes its answer straight into these types.
+type NCCLRAS struct {
+	Addr          string             `json:"addr"` // where it was asked (host:port)
+	NCCLVersion   string             `json:"nccl_version"`
+	Timestamp     string             `json:"timestamp"` // NCCL's, local time without a zone
+	Communicators []NCCLCommunicator `json:"communicators"`
+	RAS           struct {
+		CollectionS float64 `json:"collection_time_sec"`
+		Timeouts    int     `json:"timeouts_count"`
+	} `json:"ras"`
+}
+
+// NCCLCommunicator is one communicator as RAS gathered it.
+type NCCLCommunicator struct {
+	Hash         string            `json:"hash"`
+	Size         int               `json:"size"`
+	RanksCount   int               `json:"ranks_count"`
+	MissingCount int               `json:"missing_ranks_count"`
+	Ranks        []NCCLRank        `json:"ranks"`
+	Missing      []NCCLMissingRank `json:"missing_ranks"`
+}
+
+// NCCLRank is a rank that answered RAS.
+type NCCLRank struct {
+	Rank    int    `json:"rank"`
+	Host    string `json:"host"`
+	PID     int    `json:"pid"`
+	CUDADev int    `json:"cuda_dev"`
+	NVMLDev int    `json:"nvml_dev"`
+	Status  struct {
+		// InitState: 0 initialised, 7 (ncclInProgress) initialising,
+		// another value an error; AsyncError: what ncclCommGetAsyncError
+		// would return (0: none).
+		InitState      int  `json:"init_state"`
+		AsyncError     int  `json:"async_error"`
+		FinalizeCalled bool `json:"finalize_called"`
+		DestroyFlag    bool `json:"destroy_flag"`
+		AbortFlag      bool `json:"abort_flag"`
+	} `json:"status"`
+}
+
+// NCCLMissingRank is a rank of the communicator that gave RAS no data:
+// unresponsive (RAS could not reach its process), or considered dead
+// (unreachable for 60 s, given up on).
+type NCCLMissingRank struct {
+	Rank    int    `json:"rank"`
+	Host    string `json:"host"`
+	PID     int    `json:"pid"`
+	CUDADev int    `json:"cuda_dev"`
+	NVMLDev int    `json:"nvml_dev"`
+	Status  struct {
+		Unresponsive   bool `json:"unresponsive"`
+		ConsideredDead bool `json:"considered_dead"`
+	} `json:"status"`
+}
