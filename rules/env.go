@@ -227,6 +227,9 @@ type HostEnv struct {
 	HugePagesFree   any            `expr:"hugepages_free"`
 	HighOrderFreeKB any            `expr:"high_order_free_kb"`
 	Events          []probes.Event `expr:"events"`
+	// NCCLRAS is NCCL's RAS answer (--nccl-ras): nil when not asked or
+	// not answered.
+	NCCLRAS *probes.NCCLRAS `expr:"nccl_ras"`
 	// RDMATraffic is the sum over ports of RDMA packets per second (nil
 	// when no port counts them).
 	RDMAPacketsPerSec any `expr:"rdma_packets_per_s"`

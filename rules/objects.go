@@ -25,6 +25,7 @@ func hostEnv(f Frame) HostEnv {
 		}
 	}
 	h.Events = s.Events
+	h.NCCLRAS = s.NCCLRAS
 	h.QPs = len(s.QPs)
 	if m := s.Config.Memory; m != nil {
 		h.Memory = m
