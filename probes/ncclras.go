@@ -26,14 +26,19 @@ type NCCLCommunicator struct {
 	Missing      []NCCLMissingRank `json:"missing_ranks" expr:"missing_ranks"`
 }
 
-// NCCLRank is a rank that answered RAS.
-type NCCLRank struct {
+// NCCLRankOf names a rank and the process that runs it.
+type NCCLRankOf struct {
 	Rank    int    `json:"rank" expr:"rank"`
-	Host    string `json:"host" expr:"host"`
+	Host    string `json:"host" expr:"host"` // its node, by NCCL's bootstrap address
 	PID     int    `json:"pid" expr:"pid"`
 	CUDADev int    `json:"cuda_dev" expr:"cuda_dev"`
 	NVMLDev int    `json:"nvml_dev" expr:"nvml_dev"`
-	Status  struct {
+}
+
+// NCCLRank is a rank that answered RAS.
+type NCCLRank struct {
+	NCCLRankOf
+	Status struct {
 		// InitState: 0 initialised, 7 (ncclInProgress) initialising,
 		// another value an error; AsyncError: what ncclCommGetAsyncError
 		// would return (0: none).
@@ -49,12 +54,8 @@ type NCCLRank struct {
 // unresponsive (RAS could not reach its process), or considered dead
 // (unreachable for 60 s, given up on).
 type NCCLMissingRank struct {
-	Rank    int    `json:"rank" expr:"rank"`
-	Host    string `json:"host" expr:"host"`
-	PID     int    `json:"pid" expr:"pid"`
-	CUDADev int    `json:"cuda_dev" expr:"cuda_dev"`
-	NVMLDev int    `json:"nvml_dev" expr:"nvml_dev"`
-	Status  struct {
+	NCCLRankOf
+	Status struct {
 		Unresponsive   bool `json:"unresponsive" expr:"unresponsive"`
 		ConsideredDead bool `json:"considered_dead" expr:"considered_dead"`
 	} `json:"status" expr:"status"`

@@ -75,29 +75,5 @@ func TestNCCLLogFollowedRecordedReplayed(t *testing.T) {
 		t.Errorf("third sample: %+v", got[2])
 	}
 
-	r, err := bundle.NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s *Sampler
-	for i := range live {
-		tick, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := ReplaySources(tick, "fixture", t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		src.Status = tick.Status
-		if s == nil {
-			s = New(src, Options{})
-		} else {
-			s.src = src
-		}
-		b, _ := json.Marshal(s.Sample(context.Background(), tick.Time))
-		if !bytes.Equal(b, live[i]) {
-			t.Errorf("tick %d replays differently:\nlive   %.400s\nreplay %.400s", i, live[i], b)
-		}
-	}
+	checkReplay(t, &buf, live)
 }

@@ -78,28 +78,7 @@ func TestRASAnswersAndEvents(t *testing.T) {
 	}
 	w.Close()
 
-	r, _ := bundle.NewReader(&buf)
-	var s *Sampler
-	for i := range live {
-		tick, err := r.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		src, err := ReplaySources(tick, "fixture", t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		src.Status = tick.Status
-		if s == nil {
-			s = New(src, Options{})
-		} else {
-			s.src = src
-		}
-		got, _ := json.Marshal(s.Sample(context.Background(), tick.Time))
-		if !bytes.Equal(got, live[i]) {
-			t.Errorf("tick %d replays differently:\nlive   %.500s\nreplay %.500s", i, live[i], got)
-		}
-	}
+	checkReplay(t, &buf, live)
 }
 
 func js2status(s *probes.Snapshot, source string) string {

@@ -41,7 +41,15 @@ func TestRecordReplayIsFaithful(t *testing.T) {
 	}
 	w.Close()
 
-	r, err := bundle.NewReader(&buf)
+	checkReplay(t, &buf, live)
+}
+
+// checkReplay replays a recording (buf) through ReplaySources and a new
+// Sampler and checks that each tick gives the snapshot the live sample
+// gave (live: their JSON), and no tick more.
+func checkReplay(t *testing.T, buf *bytes.Buffer, live [][]byte) {
+	t.Helper()
+	r, err := bundle.NewReader(buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,13 +57,16 @@ func TestRecordReplayIsFaithful(t *testing.T) {
 	for i := 0; ; i++ {
 		tick, err := r.Next()
 		if err == io.EOF {
-			if i != 2 {
-				t.Fatalf("%d ticks replayed", i)
+			if i != len(live) {
+				t.Fatalf("%d ticks replayed, %d recorded", i, len(live))
 			}
-			break
+			return
 		}
 		if err != nil {
 			t.Fatal(err)
+		}
+		if i == len(live) {
+			t.Fatalf("more than %d ticks replayed", len(live))
 		}
 		src, err := ReplaySources(tick, "fixture", t.TempDir())
 		if err != nil {
