@@ -230,7 +230,11 @@ func LinkName(l layers.LinkType) string {
 }
 
 // Summary builds the report of everything seen so far.
-func (a *Analyzer) Summary() *Summary { return a.summary(true) }
+func (a *Analyzer) Summary() *Summary {
+	s := a.summary(true)
+	s.Paths = Paths(s.Flows)
+	return s
+}
 
 // Running is Summary without the anomaly log: what a tick needs of the
 // running analysis (each interval carries its own anomalies), without
@@ -323,6 +327,7 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	v4 := f.ipv4 && f.encap == EncapRoCEv2
 	fs.ID, fs.Src, fs.Dst = f.id, names.of(f.key.src, v4), names.of(f.key.dst, v4)
 	fs.DestQP, fs.Encap, fs.Transport = f.key.qp, f.encap.String(), transportNames(f.transports)
+	fs.UDPSrcPort, fs.UDPSrcPortChanges = f.sport, f.sportChanges
 	fs.Packets, fs.Bytes, fs.PayloadBytes, fs.MaxPayload = f.packets, f.bytes, f.payload, f.maxPayload
 	fs.Requests, fs.Responses, fs.Messages = f.requests, f.responses, f.messages
 	fs.LastTS = tsString(f.lastTS)

@@ -78,6 +78,7 @@ type Flow struct {
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
 	lastCredits    int
 	hasCredits     bool
+	sportChanges   uint32
 	zeroCreditACKs uint64
 	naks           NAKCounts
 	lastNAKPSN     uint32
@@ -90,9 +91,14 @@ type Flow struct {
 	vlan           bool
 	vlanID         uint16
 	pcp            uint8
-	icrcOK         uint64
-	icrcBad        uint64
-	icrcUnver      uint64
+	// sport is the UDP source port of the flow's latest RoCEv2 packet,
+	// sportChanges how often it changed: a sender keeps one port per QP
+	// (its ECMP entropy) unless it re-hashes the QP onto another path.
+	// Both sit in what was padding: a flow stays within 13 cache lines.
+	sport     uint16
+	icrcOK    uint64
+	icrcBad   uint64
+	icrcUnver uint64
 
 	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
 	// indexed is set once the flow is in the tracker's pair index;

@@ -78,6 +78,10 @@ func MergeSummaries(parts ...*Summary) *Summary {
 		}
 		return cmp.Compare(a.Packet, b.Packet)
 	})
+	// A path's flows may sit in several shards: summed again, over all.
+	if out.Paths != nil {
+		out.Paths = Paths(out.Flows)
+	}
 	return &out
 }
 

@@ -113,6 +113,8 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		}
 	}
 
+	writePaths(w, s.Paths, o.MaxFlows)
+
 	if len(s.Anomalies) > 0 {
 		fmt.Fprintf(w, "\nanomalies (%d", len(s.Anomalies))
 		if s.AnomaliesDropped > 0 {
@@ -204,4 +206,40 @@ func nakBreakdown(n NAKCounts) string {
 		}
 	}
 	return strings.Join(p, ", ")
+}
+
+// fewPorts is the UDP source port count at or below which a path is
+// pointed out: a host pair whose traffic rides one or two 5-tuples can use
+// at most one or two of the fabric's equal-cost paths, whatever the
+// fabric offers (ECMP hashes the 5-tuple; between two hosts only the UDP
+// source port varies).
+const fewPorts = 2
+
+// writePaths prints the host pairs' ECMP entropy, the busiest first, and
+// points out those riding few 5-tuples.
+func writePaths(w io.Writer, paths []PathSummary, most int) {
+	if len(paths) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\npaths (%d host pairs, RoCEv2; the busiest first)\n", len(paths))
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "src -> dst\tQPs\tUDP ports\tbytes\tbusiest QP\t")
+	few := 0
+	for i, p := range paths {
+		if p.UDPSrcPorts <= fewPorts {
+			few++
+		}
+		if i < most {
+			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%.0f%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes, 100*float64(p.MaxQPBytes)/float64(max(p.Bytes, 1)))
+		}
+	}
+	tw.Flush()
+	if len(paths) > most {
+		fmt.Fprintf(w, "  ... %d more\n", len(paths)-most)
+	}
+	if few > 0 {
+		fmt.Fprintf(w, "  %d of %d paths ride at most %d UDP source ports: ECMP can spread each over at most that many of the fabric's\n"+
+			"  equal-cost paths. More QPs per peer (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS) give more 5-tuples.\n",
+			few, len(paths), fewPorts)
+	}
 }

@@ -38,10 +38,13 @@ type Summary struct {
 	Opcodes           []OpcodeCount `json:"opcodes" expr:"opcodes"`
 	Totals            Totals        `json:"totals" expr:"totals"`
 	Flows             []FlowSummary `json:"flows" expr:"flows"`
-	FlowsEvicted      uint64        `json:"flows_evicted" expr:"flows_evicted"`
-	FlowTableCap      int           `json:"flow_table_cap" expr:"flow_table_cap"`
-	Anomalies         []Anomaly     `json:"anomalies" expr:"anomalies"`
-	AnomaliesDropped  uint64        `json:"anomalies_dropped" expr:"anomalies_dropped"`
+	// Paths sums the flows up per source and destination host (ECMP
+	// entropy, Paths); the whole capture's summary only.
+	Paths            []PathSummary `json:"paths,omitempty" expr:"paths"`
+	FlowsEvicted     uint64        `json:"flows_evicted" expr:"flows_evicted"`
+	FlowTableCap     int           `json:"flow_table_cap" expr:"flow_table_cap"`
+	Anomalies        []Anomaly     `json:"anomalies" expr:"anomalies"`
+	AnomaliesDropped uint64        `json:"anomalies_dropped" expr:"anomalies_dropped"`
 	// Error is set when reading stopped early on a damaged file; everything
 	// above describes the records before the damage.
 	Error string `json:"error,omitempty" expr:"error"`
@@ -188,23 +191,31 @@ type FlowSummary struct {
 	// timer: its answer came after the timeout). ResendsAfterACK: episodes
 	// going back to a PSN the capture had already seen acknowledged - the
 	// ACK went missing, or came late, after the capture point.
-	UndoneNAKEpisodes   uint64        `json:"undone_nak_episodes" expr:"undone_nak_episodes"`
-	UndoneTimerEpisodes uint64        `json:"undone_timer_episodes" expr:"undone_timer_episodes"`
-	ResendsAfterACK     uint64        `json:"resends_after_ack" expr:"resends_after_ack"`
-	NAKs                NAKCounts     `json:"naks" expr:"naks"`
-	LastNAKPSN          *uint32       `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	CNPs                uint64        `json:"cnps" expr:"cnps"`
-	CNPsCarried         uint64        `json:"cnps_carried" expr:"cnps_carried"`
-	ECNCE               uint64        `json:"ecn_ce" expr:"ecn_ce"`
-	ECN                 ECNCounts     `json:"ecn" expr:"ecn"`
-	DSCP                uint8         `json:"dscp" expr:"dscp"`
-	VLAN                *uint16       `json:"vlan,omitempty" expr:"vlan"`
-	PCP                 *uint8        `json:"pcp,omitempty" expr:"pcp"`
-	ICRCErrors          uint64        `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable    uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
-	RTTus               RTT           `json:"rtt_us" expr:"rtt_us"`
-	Opcodes             []OpcodeCount `json:"opcodes" expr:"opcodes"`
-	Troubled            bool          `json:"troubled" expr:"troubled"`
+	UndoneNAKEpisodes   uint64    `json:"undone_nak_episodes" expr:"undone_nak_episodes"`
+	UndoneTimerEpisodes uint64    `json:"undone_timer_episodes" expr:"undone_timer_episodes"`
+	ResendsAfterACK     uint64    `json:"resends_after_ack" expr:"resends_after_ack"`
+	NAKs                NAKCounts `json:"naks" expr:"naks"`
+	LastNAKPSN          *uint32   `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
+	CNPs                uint64    `json:"cnps" expr:"cnps"`
+	CNPsCarried         uint64    `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE               uint64    `json:"ecn_ce" expr:"ecn_ce"`
+	ECN                 ECNCounts `json:"ecn" expr:"ecn"`
+	DSCP                uint8     `json:"dscp" expr:"dscp"`
+	// UDPSrcPort is the UDP source port of the flow's latest packet
+	// (RoCEv2; absent, 0, for RoCE v1: RFC 768 has 0 for "no port"), its
+	// ECMP entropy: between two hosts it is the only field of the 5-tuple
+	// that differs from QP to QP. UDPSrcPortChanges counts the packets
+	// that came with another port than the one before. (Beside DSCP: in
+	// what was its padding, the summary of 65,536 flows is no larger.)
+	UDPSrcPort        uint16        `json:"udp_sport,omitempty" expr:"udp_sport"`
+	UDPSrcPortChanges uint32        `json:"udp_sport_changes,omitempty" expr:"udp_sport_changes"`
+	VLAN              *uint16       `json:"vlan,omitempty" expr:"vlan"`
+	PCP               *uint8        `json:"pcp,omitempty" expr:"pcp"`
+	ICRCErrors        uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable  uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus             RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes           []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled          bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.

@@ -241,6 +241,12 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	f.payload += uint64(p.PayloadLen)
 	f.maxPayload = max(f.maxPayload, p.PayloadLen)
 	f.transports |= 1 << op.Transport()
+	if d.Encap == EncapRoCEv2 {
+		if f.sport != 0 && d.SrcPort != f.sport {
+			f.sportChanges++
+		}
+		f.sport = d.SrcPort
+	}
 	f.countOpcode(op)
 	f.dscp = d.DSCP
 	if d.VLAN {

@@ -1,0 +1,65 @@
+package capture
+
+import (
+	"cmp"
+	"slices"
+)
+
+// PathSummary is the RoCEv2 traffic from one host to another, as the
+// flows in the table show it: how many QPs carry it and over how many UDP
+// source ports. Between two hosts the UDP source port is the only field of
+// the 5-tuple that differs from QP to QP (RoCEv2 puts a QP's entropy
+// there), so a fabric's ECMP can spread the pair's traffic over at most
+// UDPSrcPorts of its equal-cost paths, however many it has.
+type PathSummary struct {
+	Src         string `json:"src" expr:"src"`
+	Dst         string `json:"dst" expr:"dst"`
+	QPs         int    `json:"qps" expr:"qps"` // flows: a QP's packets toward Dst
+	UDPSrcPorts int    `json:"udp_sports" expr:"udp_sports"`
+	Bytes       uint64 `json:"bytes" expr:"bytes"`
+	// MaxQPBytes is the busiest QP's bytes: against Bytes/QPs, how
+	// unevenly the QPs share the path's traffic.
+	MaxQPBytes uint64 `json:"max_qp_bytes" expr:"max_qp_bytes"`
+}
+
+// Paths sums flows up per source and destination host, the busiest path
+// first. RoCE v1 flows have no UDP header and are left out. It runs at
+// the end of a replay, when 65,536 flow summaries are at the heap's peak:
+// one 32-bit key per flow (its path's number and its port), sorted as
+// integers to count each path's ports, and no set of ports per path.
+func Paths(flows []FlowSummary) []PathSummary {
+	type pair struct{ src, dst string }
+	v2 := EncapRoCEv2.String()
+	num := map[pair]uint32{}
+	var out []PathSummary
+	keys := make([]uint32, 0, len(flows)) // path number << 16 | UDP source port
+	for i := range flows {
+		f := &flows[i]
+		if f.Encap != v2 {
+			continue
+		}
+		k := pair{f.Src, f.Dst}
+		n, ok := num[k]
+		if !ok {
+			// A table of 65,536 flows holds at most 65,536 paths.
+			n = uint32(len(out))
+			num[k] = n
+			out = append(out, PathSummary{Src: f.Src, Dst: f.Dst})
+		}
+		p := &out[n]
+		p.QPs++
+		p.Bytes += f.Bytes
+		p.MaxQPBytes = max(p.MaxQPBytes, f.Bytes)
+		keys = append(keys, n<<16|uint32(f.UDPSrcPort))
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i == 0 || k != keys[i-1] {
+			out[k>>16].UDPSrcPorts++
+		}
+	}
+	slices.SortStableFunc(out, func(x, y PathSummary) int {
+		return cmp.Or(cmp.Compare(y.Bytes, x.Bytes), cmp.Compare(x.Src, y.Src), cmp.Compare(x.Dst, y.Dst))
+	})
+	return out
+}
