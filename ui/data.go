@@ -39,11 +39,13 @@ var (
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "p99µs", Width: 0, Right: true, Num: true}}
 	flowCols = []column{{Title: "ID", Width: 4, Right: true, Num: true}, {Title: "SRC → DST", Width: srcDstWidth},
 		{Title: "QP", Width: 8},
-		{Title: "TR", Width: 3, Drop: 1}, {Title: "PKTS", Width: 7, Right: true, Num: true, Drop: 2},
-		{Title: "Gb/s", Width: 6, Right: true, Num: true, Drop: 3}, {Title: "GAPS", Width: 5, Right: true, Num: true},
+		// the UDP source port, the flow's ECMP entropy: gives way first
+		{Title: "SPORT", Width: 5, Right: true, Num: true, Drop: 1},
+		{Title: "TR", Width: 3, Drop: 2}, {Title: "PKTS", Width: 7, Right: true, Num: true, Drop: 3},
+		{Title: "Gb/s", Width: 6, Right: true, Num: true, Drop: 4}, {Title: "GAPS", Width: 5, Right: true, Num: true},
 		{Title: "RETX", Width: 5, Right: true, Num: true}, {Title: "NAKS", Width: 5, Right: true, Num: true},
 		{Title: "CNPS", Width: 5, Right: true, Num: true}, {Title: "CE", Width: 4, Right: true, Num: true},
-		{Title: "p99µs", Width: 6, Right: true, Num: true, Drop: 4}, {Title: "!", Width: 0}}
+		{Title: "p99µs", Width: 6, Right: true, Num: true, Drop: 5}, {Title: "!", Width: 0}}
 	eventCols = []column{{Title: "TIME", Width: 12}, {Title: "SEV", Width: 4}, {Title: "SOURCE", Width: 6},
 		{Title: "KIND", Width: 14}, {Title: "OBJECT", Width: 24}, {Title: "DETAIL", Width: 0}}
 	counterCols = []column{{Title: "NAME", Width: 26}, {Title: "NATIVE", Width: 20, Drop: 2}, {Title: "SOURCE", Width: 9, Drop: 1},
@@ -348,11 +350,15 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 			rtt = trim(w.RTTus.P99)
 		}
 		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+		sport, sportN := "-", math.NaN() // RoCE v1: no UDP
+		if w.UDPSrcPort != 0 {
+			sport, sportN = strconv.Itoa(int(w.UDPSrcPort)), float64(w.UDPSrcPort)
+		}
 		rs = append(rs, newRow(
-			[]string{strconv.Itoa(w.ID), srcDst(w.Src, w.Dst), probes.FormatQPN(w.DestQP),
+			[]string{strconv.Itoa(w.ID), srcDst(w.Src, w.Dst), probes.FormatQPN(w.DestQP), sport,
 				termtext.Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
-			[]float64{float64(w.ID), 0, float64(w.DestQP), 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
+			[]float64{float64(w.ID), 0, float64(w.DestQP), sportN, 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),
 				float64(naks), float64(w.CNPs), float64(w.ECNCE), w.RTTus.P99, 0},
 			class))
 	}
