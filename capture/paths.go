@@ -25,14 +25,14 @@ type PathSummary struct {
 // Paths sums flows up per source and destination host, the busiest path
 // first. RoCE v1 flows have no UDP header and are left out. It runs at
 // the end of a replay, when 65,536 flow summaries are at the heap's peak:
-// one 32-bit key per flow (its path's number and its port), sorted as
-// integers to count each path's ports, and no set of ports per path.
+// one integer key per flow (its path's number and its port), sorted to
+// count each path's ports, and no set of ports per path.
 func Paths(flows []FlowSummary) []PathSummary {
 	type pair struct{ src, dst string }
 	v2 := EncapRoCEv2.String()
-	num := map[pair]uint32{}
+	num := map[pair]uint64{}
 	var out []PathSummary
-	keys := make([]uint32, 0, len(flows)) // path number << 16 | UDP source port
+	keys := make([]uint64, 0, len(flows)) // path number << 16 | UDP source port
 	for i := range flows {
 		f := &flows[i]
 		if f.Encap != v2 {
@@ -41,8 +41,7 @@ func Paths(flows []FlowSummary) []PathSummary {
 		k := pair{f.Src, f.Dst}
 		n, ok := num[k]
 		if !ok {
-			// A table of 65,536 flows holds at most 65,536 paths.
-			n = uint32(len(out))
+			n = uint64(len(out))
 			num[k] = n
 			out = append(out, PathSummary{Src: f.Src, Dst: f.Dst})
 		}
@@ -50,7 +49,7 @@ func Paths(flows []FlowSummary) []PathSummary {
 		p.QPs++
 		p.Bytes += f.Bytes
 		p.MaxQPBytes = max(p.MaxQPBytes, f.Bytes)
-		keys = append(keys, n<<16|uint32(f.UDPSrcPort))
+		keys = append(keys, n<<16|uint64(f.UDPSrcPort))
 	}
 	slices.Sort(keys)
 	for i, k := range keys {

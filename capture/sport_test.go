@@ -196,3 +196,25 @@ func TestPathsMatchWireshark(t *testing.T) {
 	}
 	t.Logf("%d paths agree with Wireshark", checked)
 }
+
+// A table larger than the default holds more than 2^16 paths; each
+// keeps its own ports (the path's number is not cut to 16 bits).
+func TestPathsBeyond65536(t *testing.T) {
+	const n = 1<<16 + 3
+	flows := make([]FlowSummary, 0, 2*n)
+	for i := range n {
+		src := "10." + strconv.Itoa(i>>16) + "." + strconv.Itoa(i>>8&255) + "." + strconv.Itoa(i&255)
+		for _, port := range []uint16{49152, uint16(49153 + i%2)} {
+			flows = append(flows, FlowSummary{Src: src, Dst: "10.255.0.1", Encap: "rocev2", UDPSrcPort: port, Bytes: 100})
+		}
+	}
+	paths := Paths(flows)
+	if len(paths) != n {
+		t.Fatalf("%d paths, want %d", len(paths), n)
+	}
+	for _, p := range paths {
+		if p.QPs != 2 || p.UDPSrcPorts != 2 || p.Bytes != 200 {
+			t.Fatalf("%s: %d QPs, %d ports, %d bytes; want 2, 2, 200", p.Src, p.QPs, p.UDPSrcPorts, p.Bytes)
+		}
+	}
+}

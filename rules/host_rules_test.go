@@ -322,6 +322,19 @@ func hrEditProc(name string, change func(string) string) func(*bundle.Tick) {
 	}
 }
 
+// memlock8MiB sets a /proc/PID/limits file's "Max locked memory" to 8 MiB,
+// soft and hard.
+func memlock8MiB(s string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(l, "Max locked memory") {
+			l = fmt.Sprintf("%-26s%-21s%-21s%-10s", "Max locked memory", "8388608", "8388608", "bytes")
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // hrIdle is the Soft-RoCE lab host at rest (rdmatop --once --json).
 func hrIdle(t *testing.T) *probes.Snapshot {
 	t.Helper()
@@ -783,19 +796,9 @@ func hrCases() []hrCase {
 		{
 			name: "Soft-RoCE lab recording with ib_write_bw's memlock limit at 8 MiB",
 			frames: func(t *testing.T) []rules.Frame {
-				limit := func(s string) string {
-					var out []string
-					for _, l := range strings.Split(s, "\n") {
-						if strings.HasPrefix(l, "Max locked memory") {
-							l = fmt.Sprintf("%-26s%-21s%-21s%-10s", "Max locked memory", "8388608", "8388608", "bytes")
-						}
-						out = append(out, l)
-					}
-					return strings.Join(out, "\n")
-				}
 				return hrFrames(hrReplay(t, labBundle, func(tk *bundle.Tick) {
-					hrEditProc("proc/220/limits", limit)(tk)
-					hrEditProc("proc/222/limits", limit)(tk)
+					hrEditProc("proc/220/limits", memlock8MiB)(tk)
+					hrEditProc("proc/222/limits", memlock8MiB)(tk)
 				})...)
 			},
 			fire: []hrAlert{{rule: "memory-registration-risk", objects: map[string]string{"device": "rxe0", "qpn": "0x000011", "comm": "ib_write_bw"},
@@ -804,16 +807,6 @@ func hrCases() []hrCase {
 		{
 			name: "the same, with ib_write_bw in a Kubernetes pod (a real containerd cgroup, the node naming the pod)",
 			frames: func(t *testing.T) []rules.Frame {
-				limit := func(s string) string {
-					var out []string
-					for _, l := range strings.Split(s, "\n") {
-						if strings.HasPrefix(l, "Max locked memory") {
-							l = fmt.Sprintf("%-26s%-21s%-21s%-10s", "Max locked memory", "8388608", "8388608", "bytes")
-						}
-						out = append(out, l)
-					}
-					return strings.Join(out, "\n")
-				}
 				cg, err := os.ReadFile(hrFix + "owner/k8s-containerd-systemd-v2-1.cgroup")
 				if err != nil {
 					t.Fatal(err)
@@ -829,8 +822,8 @@ func hrCases() []hrCase {
 					tk.Files["var/log/pods"] = &fsrec.Entry{IsDir: true, Dir: []string{"ml_trainer-0_dc430cd3-34b7-4ea6-be26-ddfd88d7ddff/"}}
 				}
 				return hrFrames(hrReplay(t, labBundle, func(tk *bundle.Tick) {
-					hrEditProc("proc/220/limits", limit)(tk)
-					hrEditProc("proc/222/limits", limit)(tk)
+					hrEditProc("proc/220/limits", memlock8MiB)(tk)
+					hrEditProc("proc/222/limits", memlock8MiB)(tk)
 					inPod(tk)
 				})...)
 			},
