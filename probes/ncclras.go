@@ -1,5 +1,7 @@
 package probes
 
+import "fmt"
+
 // NCCLRAS is what NCCL's RAS endpoint (NCCL 2.24 and later, JSON since
 // 2.28.7) said of the jobs on this host: their communicators, the ranks
 // that answered and those RAS could not reach. The JSON names are NCCL's
@@ -33,6 +35,11 @@ type NCCLRankOf struct {
 	PID     int    `json:"pid" expr:"pid"`
 	CUDADev int    `json:"cuda_dev" expr:"cuda_dev"`
 	NVMLDev int    `json:"nvml_dev" expr:"nvml_dev"`
+}
+
+// String names the process the way rdmatop writes it everywhere.
+func (r NCCLRankOf) String() string {
+	return fmt.Sprintf("process %d on node %s managing GPU %d", r.PID, r.Host, r.CUDADev)
 }
 
 // NCCLRank is a rank that answered RAS.

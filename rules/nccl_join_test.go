@@ -122,7 +122,7 @@ func TestRASFindings(t *testing.T) {
 	if got := active(3, inProgress); len(got) != 0 {
 		t.Errorf("in progress is no error: %v", got)
 	}
-	if got := active(4, remote); !strings.Contains(got["nccl-rank-error"], "process 1524344 on node 172.16.64.245 (GPU 0) init state 0, async error 6") {
+	if got := active(4, remote); !strings.Contains(got["nccl-rank-error"], "process 1524344 on node 172.16.64.245 managing GPU 0, init state 0, async error 6") {
 		t.Errorf("remote error: %v", got)
 	}
 }

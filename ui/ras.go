@@ -22,7 +22,7 @@ func rasLine(st *probes.NCCLRAS) (line string, bad bool) {
 			if m.Status.ConsideredDead {
 				state = "dead"
 			}
-			missing = append(missing, fmt.Sprintf("rank %d %s (pid %d on %s, GPU %d)", m.Rank, state, m.PID, m.Host, m.CUDADev))
+			missing = append(missing, fmt.Sprintf("rank %d %s (%s)", m.Rank, state, m.NCCLRankOf))
 		}
 	}
 	comms := "communicators"

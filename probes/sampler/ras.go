@@ -57,7 +57,7 @@ func (s *Sampler) rasEvents(st *probes.NCCLRAS, now time.Time, snap *probes.Snap
 	for _, c := range st.Communicators {
 		for _, m := range c.Missing {
 			k := rasRankKey{c.Hash, m.Rank}
-			who := fmt.Sprintf("rank %d of communicator %s (%d ranks): process %d on node %s managing GPU %d", m.Rank, c.Hash, c.Size, m.PID, m.Host, m.CUDADev)
+			who := fmt.Sprintf("rank %d of communicator %s (%d ranks): %s", m.Rank, c.Hash, c.Size, m.NCCLRankOf)
 			switch {
 			case m.Status.ConsideredDead:
 				add(k, rasDead, KindRASRankDead, probes.SevCritical, "NCCL RAS considers "+who+" dead (unreachable for 60 s)")
@@ -74,8 +74,8 @@ func (s *Sampler) rasEvents(st *probes.NCCLRAS, now time.Time, snap *probes.Snap
 			}
 			k := rasRankKey{c.Hash, r.Rank}
 			add(k, rasAsyncError, KindRASRankError, probes.SevCritical, fmt.Sprintf(
-				"NCCL RAS: rank %d of communicator %s (process %d on node %s, GPU %d) reports init state %s, async error %s",
-				r.Rank, c.Hash, r.PID, r.Host, r.CUDADev, ncclResult(r.Status.InitState), ncclResult(r.Status.AsyncError)))
+				"NCCL RAS: rank %d of communicator %s (%s) reports init state %s, async error %s",
+				r.Rank, c.Hash, r.NCCLRankOf, ncclResult(r.Status.InitState), ncclResult(r.Status.AsyncError)))
 		}
 	}
 	s.rasSeen = seen
