@@ -332,15 +332,22 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	fs.Requests, fs.Responses, fs.Messages = f.requests, f.responses, f.messages
 	fs.LastTS = tsString(f.lastTS)
 	fs.FirstPacket, fs.LastPacket = f.firstPacket, f.lastPacket
-	fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = f.gaps, f.missing, f.retrans
-	fs.GoBackN, fs.OutOfOrder, fs.Duplicates = f.goBackN, f.outOfOrder, f.duplicates
-	fs.ReadReissues, fs.ReadReissuesUnanswered = f.readReissues, f.readReissuesUnanswered
-	fs.TimerEpisodes, fs.ACKs, fs.RepeatedACKs, fs.NAKs = f.timerEpisodes, f.acks, f.repeatedACKs, f.naks
-	fs.ResendsAfterACK = f.resendsAfterACK
-	fs.UndoneNAKEpisodes, fs.UndoneTimerEpisodes = f.undoneNAKEpisodes, f.undoneTimerEpisodes
-	fs.CNPs, fs.CNPsCarried, fs.ECNCE, fs.ECN, fs.DSCP = f.cnps, f.cnpsCarried, f.ecn.CE, f.ecn, f.dscp
-	fs.ICRCErrors, fs.ICRCUnverifiable, fs.RTTus = f.icrcBad, f.icrcUnver, f.rtt.summary()
-	fs.TimerWaitUs = float64(f.timerWait) / 1e3
+	fs.ACKs, fs.ECNCE, fs.ECN, fs.DSCP = f.acks, f.ecn.CE, f.ecn, f.dscp
+	fs.ICRCUnverifiable, fs.RTTus = f.icrcUnver, f.rtt.summary()
+	if t := f.trouble; t != nil { // fs is zero: nothing to write without
+		fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = t.gaps, t.missing, t.retrans
+		fs.GoBackN, fs.OutOfOrder, fs.Duplicates = t.goBackN, t.outOfOrder, t.duplicates
+		fs.ReadReissues, fs.ReadReissuesUnanswered = t.readReissues, t.readReissuesUnanswered
+		fs.TimerEpisodes, fs.RepeatedACKs, fs.NAKs = t.timerEpisodes, t.repeatedACKs, t.naks
+		fs.ResendsAfterACK, fs.ZeroCreditACKs = t.resendsAfterACK, t.zeroCreditACKs
+		fs.UndoneNAKEpisodes, fs.UndoneTimerEpisodes = t.undoneNAKEpisodes, t.undoneTimerEpisodes
+		fs.CNPs, fs.CNPsCarried, fs.ICRCErrors = t.cnps, t.cnpsCarried, t.icrcBad
+		fs.TimerWaitUs = float64(t.timerWait) / 1e3
+		if t.hasNAK {
+			v := t.lastNAKPSN
+			fs.LastNAKPSN = &v
+		}
+	}
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last
 	} else if f.resp.init {
@@ -349,14 +356,9 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	if f.peer != nil {
 		fs.PeerID = f.peer.id
 	}
-	fs.ZeroCreditACKs = f.zeroCreditACKs
 	if f.hasCredits {
 		c := f.lastCredits
 		fs.LastACKCredits = &c
-	}
-	if f.hasNAK {
-		v := f.lastNAKPSN
-		fs.LastNAKPSN = &v
 	}
 	if f.vlan {
 		id, pcp := f.vlanID, f.pcp

@@ -24,16 +24,19 @@ type Flow struct {
 	newer, older *Flow // the flow table's recency list (Tracker.lru)
 	peer         *Flow
 	rtt          *rttHist
+	trouble      *flowTrouble // nil until something goes wrong (trouble.go)
 	opcodes      []OpcodeCount
 	resp         respStream // its pointers first
 	req          reqStream  // its pointers first
 
+	// The key's 36 bytes and these three share 40: a flow's size is what
+	// a capture of many QPs pays for (trouble.go).
 	key   flowKey
-	id    int
 	ipv4  bool
 	encap Encap
 	// transports seen, one bit per roce.Transport
 	transports uint8
+	id         int
 
 	firstTS, lastTS         int64
 	firstPacket, lastPacket uint64
@@ -41,63 +44,31 @@ type Flow struct {
 	requests, responses     uint64
 	messages                uint64
 
-	// PSN analysis of what this flow carries: its requests, and the READ
-	// responses it returns.
-	gaps, missing, retrans, goBackN, outOfOrder uint64
-	// pendGaps and pendMissing: the part of gaps and missing still
-	// undecided at the last interval cut (pendingGaps), which intervals
-	// report only once decided.
-	pendGaps, pendMissing uint64
-	// duplicates: a request captured again right after itself (a mirror or
-	// a link that copies frames), not resent by the sender.
-	duplicates uint64
 	// maxPayload is the largest payload of a packet: a floor of the path
 	// MTU the sender uses, even when no multi-packet message shows it.
 	maxPayload int
-	// READ requests asking again for responses of an earlier READ, and
-	// those of them sent before the capture saw any of the responses they
-	// ask for (the requester's timer fired while the responder was busy).
-	readReissues, readReissuesUnanswered uint64
-	// timerEpisodes and timerWait (ns): see FlowSummary.
-	timerEpisodes uint64
-	timerWait     int64
 
 	acks uint64
-	// ACKs that acknowledge nothing new: see FlowSummary.
-	// highestACK: the latest PSN the flow's ACKs
-	// (or a sequence NAK, which acknowledges the PSN before it)
-	// acknowledged; lastACKID: the IPv4 ID of its last ACK, for copies.
-	repeatedACKs uint64
-	highestACK   uint32
-	ackSeen      bool
-	lastACKID    uint16
-	// On a request flow, what the responder's answers said of its resend
-	// episodes (FlowSummary): undone by a repeated ACK, or resent after
-	// the capture had seen the PSN acknowledged.
-	undoneNAKEpisodes, undoneTimerEpisodes, resendsAfterACK uint64
+	// highestACK: the latest PSN the flow's ACKs (or a sequence NAK, which
+	// acknowledges the PSN before it) acknowledged; lastACKID: the IPv4 ID
+	// of its last ACK, for copies.
+	highestACK uint32
+	ackSeen    bool
+	lastACKID  uint16
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
-	lastCredits    int
-	hasCredits     bool
-	sportChanges   uint32
-	zeroCreditACKs uint64
-	naks           NAKCounts
-	lastNAKPSN     uint32
-	hasNAK         bool
-	cnps           uint64 // CNPs credited to this flow (it is the one throttled)
-	cnpsCarried    uint64 // CNP packets with this flow's key
-	ecn            ECNCounts
-	becn, fecn     uint64
-	dscp           uint8
-	vlan           bool
-	vlanID         uint16
-	pcp            uint8
+	lastCredits  int
+	hasCredits   bool
+	sportChanges uint32
+	ecn          ECNCounts
+	dscp         uint8
+	vlan         bool
+	vlanID       uint16
+	pcp          uint8
 	// sport is the UDP source port of the flow's latest RoCEv2 packet,
 	// sportChanges how often it changed: a sender keeps one port per QP
 	// (its ECMP entropy) unless it re-hashes the QP onto another path.
-	// Both sit in what was padding: a flow stays within 13 cache lines.
 	sport     uint16
 	icrcOK    uint64
-	icrcBad   uint64
 	icrcUnver uint64
 
 	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
@@ -125,27 +96,17 @@ type reqStream struct {
 	reads   *readSet
 
 	init        bool
+	lastOp      roce.Opcode // the last request's opcode and time (lastTS), for copies
 	first, last uint32
 	next        uint32 // highest PSN seen plus what it consumed
 	readSlack   int    // READ with unknown path MTU: next may lie up to this far ahead
 	readPSN     uint32
 	readLen     uint32
-	inRetrans   bool
-	lastRetx    uint32
-	// prevTS: the request before the current one. nakPSN, nakTS: the last
-	// NAK or RNR NAK to this requester, which names the PSN it is to go
-	// back to: a resend from there is the NAK's, not the timer's.
-	prevTS, nakTS int64
-	nakPSN        uint32
-	lastOp        roce.Opcode // the last request's opcode and time, for copies
-	lastTS        int64
-	order         sendOrder // the sender's order, from IPv4 IDs (sendorder.go)
-	nakSeen       bool      // a NAK or RNR NAK arrived since the last gap
-	undo          fillUndo
-	// episode: the resend episode whose outcome the responder's answers
-	// have not told yet (see Tracker.repeatedACK).
-	episode openEpisode
-	nakUsed bool // the last NAK has had its resend episode
+	// prevTS: the request before the current one.
+	prevTS, lastTS int64
+	order          sendOrder // the sender's order, from IPv4 IDs (sendorder.go)
+	// The resends and NAKs of the stream are in the flow's troubles
+	// (resendState).
 }
 
 // respStream tracks READ response PSNs, which must be contiguous within a
@@ -199,7 +160,11 @@ func (f *Flow) countOpcode(op roce.Opcode) {
 
 // score orders flows so that the troubled ones come first.
 func (f *Flow) score() uint64 {
-	return f.gaps*4 + f.retrans + f.outOfOrder + f.naks.Total()*4 + f.icrcBad*4 + f.ecn.CE + f.cnps
+	s := f.ecn.CE
+	if t := f.trouble; t != nil {
+		s += t.gaps*4 + t.retrans + t.outOfOrder + t.naks.Total()*4 + t.icrcBad*4 + t.cnps
+	}
+	return s
 }
 
 // openEpisode is a resend episode awaiting the responder's verdict: from

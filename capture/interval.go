@@ -14,38 +14,31 @@ import (
 // flowCounters are the counters of a flow that an interval reports as a
 // difference.
 type flowCounters struct {
-	packets, bytes, payload                     uint64
-	requests, responses, messages               uint64
-	gaps, missing, retrans, goBackN, outOfOrder uint64
-	duplicates                                  uint64
-	readReissues, readReissuesUnanswered        uint64
-	timerEpisodes                               uint64
-	acks, zeroCreditACKs, repeatedACKs          uint64
-	resendsAfterACK                             uint64
-	undoneNAKEpisodes, undoneTimerEpisodes      uint64
-	naks                                        NAKCounts
-	cnps, cnpsCarried                           uint64
-	ecn                                         ECNCounts
-	becn, fecn                                  uint64
-	icrcOK, icrcBad, icrcUnver                  uint64
+	packets, bytes, payload       uint64
+	requests, responses, messages uint64
+	acks                          uint64
+	ecn                           ECNCounts
+	icrcOK, icrcUnver             uint64
+	troubleCounts
 }
 
 func (f *Flow) counters() flowCounters {
-	return flowCounters{packets: f.packets, bytes: f.bytes, payload: f.payload, requests: f.requests,
-		responses: f.responses, messages: f.messages, gaps: f.gaps, missing: f.missing, retrans: f.retrans,
-		goBackN: f.goBackN, outOfOrder: f.outOfOrder, duplicates: f.duplicates, readReissues: f.readReissues,
-		readReissuesUnanswered: f.readReissuesUnanswered, timerEpisodes: f.timerEpisodes, acks: f.acks, zeroCreditACKs: f.zeroCreditACKs,
-		repeatedACKs: f.repeatedACKs, resendsAfterACK: f.resendsAfterACK,
-		undoneNAKEpisodes: f.undoneNAKEpisodes, undoneTimerEpisodes: f.undoneTimerEpisodes,
-		naks: f.naks, cnps: f.cnps, cnpsCarried: f.cnpsCarried, ecn: f.ecn, becn: f.becn, fecn: f.fecn,
-		icrcOK: f.icrcOK, icrcBad: f.icrcBad, icrcUnver: f.icrcUnver}
+	c := flowCounters{packets: f.packets, bytes: f.bytes, payload: f.payload, requests: f.requests,
+		responses: f.responses, messages: f.messages, acks: f.acks, ecn: f.ecn,
+		icrcOK: f.icrcOK, icrcUnver: f.icrcUnver}
+	if t := f.trouble; t != nil {
+		c.troubleCounts = t.troubleCounts
+	}
+	return c
 }
 
 // ivCounters are the flow's counters as intervals report them: gaps and
 // missing PSNs without those still undecided at the last cut.
 func (f *Flow) ivCounters() flowCounters {
 	c := f.counters()
-	c.gaps, c.missing = sub(c.gaps, f.pendGaps), sub(c.missing, f.pendMissing)
+	if t := f.trouble; t != nil {
+		c.gaps, c.missing = sub(c.gaps, t.pendGaps), sub(c.missing, t.pendMissing)
+	}
 	return c
 }
 
@@ -97,16 +90,21 @@ func (e ECNCounts) minus(o ECNCounts) ECNCounts {
 func (c flowCounters) minus(o flowCounters) flowCounters {
 	return flowCounters{packets: sub(c.packets, o.packets), bytes: sub(c.bytes, o.bytes), payload: sub(c.payload, o.payload),
 		requests: sub(c.requests, o.requests), responses: sub(c.responses, o.responses), messages: sub(c.messages, o.messages),
-		gaps: sub(c.gaps, o.gaps), missing: sub(c.missing, o.missing), retrans: sub(c.retrans, o.retrans),
+		acks: sub(c.acks, o.acks), ecn: c.ecn.minus(o.ecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcUnver: sub(c.icrcUnver, o.icrcUnver),
+		troubleCounts: c.troubleCounts.minus(&o.troubleCounts)}
+}
+
+func (c *troubleCounts) minus(o *troubleCounts) troubleCounts {
+	return troubleCounts{gaps: sub(c.gaps, o.gaps), missing: sub(c.missing, o.missing), retrans: sub(c.retrans, o.retrans),
 		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder),
 		duplicates: sub(c.duplicates, o.duplicates), readReissues: sub(c.readReissues, o.readReissues),
 		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered),
-		timerEpisodes:          sub(c.timerEpisodes, o.timerEpisodes), acks: sub(c.acks, o.acks),
-		zeroCreditACKs: sub(c.zeroCreditACKs, o.zeroCreditACKs), repeatedACKs: sub(c.repeatedACKs, o.repeatedACKs), resendsAfterACK: sub(c.resendsAfterACK, o.resendsAfterACK),
-		undoneNAKEpisodes: sub(c.undoneNAKEpisodes, o.undoneNAKEpisodes), undoneTimerEpisodes: sub(c.undoneTimerEpisodes, o.undoneTimerEpisodes), naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps),
-		cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried), ecn: c.ecn.minus(o.ecn), becn: sub(c.becn, o.becn),
-		fecn: sub(c.fecn, o.fecn), icrcOK: sub(c.icrcOK, o.icrcOK), icrcBad: sub(c.icrcBad, o.icrcBad),
-		icrcUnver: sub(c.icrcUnver, o.icrcUnver)}
+		timerEpisodes:          sub(c.timerEpisodes, o.timerEpisodes),
+		zeroCreditACKs:         sub(c.zeroCreditACKs, o.zeroCreditACKs), repeatedACKs: sub(c.repeatedACKs, o.repeatedACKs),
+		resendsAfterACK:   sub(c.resendsAfterACK, o.resendsAfterACK),
+		undoneNAKEpisodes: sub(c.undoneNAKEpisodes, o.undoneNAKEpisodes), undoneTimerEpisodes: sub(c.undoneTimerEpisodes, o.undoneTimerEpisodes),
+		naks: c.naks.minus(o.naks), cnps: sub(c.cnps, o.cnps), cnpsCarried: sub(c.cnpsCarried, o.cnpsCarried),
+		becn: sub(c.becn, o.becn), fecn: sub(c.fecn, o.fecn), icrcBad: sub(c.icrcBad, o.icrcBad)}
 }
 
 func (c *flowCounters) score() uint64 {
@@ -260,10 +258,14 @@ func (a *Analyzer) Cut(end int64) *Summary {
 // counts as a resend.
 func (t *Tracker) pendingGaps(f *Flow, now int64) bool {
 	var gaps, missing uint64
-	noIDs := !f.req.nakSeen && !f.req.inRetrans
+	rs := &f.troubles().resend
+	noIDs := !rs.nakSeen && !rs.inRetrans
 	gaps, missing = f.req.holes.pending(now, int64(t.cfg.ReorderWindow), noIDs, gaps, missing)
 	gaps, missing = f.resp.holes.pending(now, 0, false, gaps, missing)
-	f.pendGaps, f.pendMissing = gaps, missing
+	if gaps > 0 || f.trouble != nil {
+		t := f.troubled()
+		t.pendGaps, t.pendMissing = gaps, missing
+	}
 	return gaps > 0
 }
 

@@ -48,9 +48,9 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 		}
 	}
 	if rr.reissue {
-		f.readReissues++
+		f.troubled().readReissues++
 		if unanswered {
-			f.readReissuesUnanswered++
+			f.troubled().readReissuesUnanswered++
 		}
 	}
 	if r.reads == nil {
@@ -123,7 +123,7 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 		s.track = &respTrack{}
 	}
 	if psnDiff(rr.next, psn) < 0 && s.track.order.copyOf(psn, ipID, ts) {
-		f.duplicates++
+		f.troubled().duplicates++
 		return
 	}
 	defer s.track.seen.mark(psn)
@@ -133,7 +133,7 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 	nextID := ipID != 0 && s.track.order.known && ts-s.track.order.maxTS <= idHorizon && ipID == s.track.order.maxID+1
 	s.track.order.note(psn, ipID, ts)
 	if late {
-		f.outOfOrder++
+		f.troubled().outOfOrder++
 	}
 	again := false
 	for i := 0; r.reads != nil && i < r.reads.n; i++ {
@@ -167,8 +167,8 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 		// What the skip passes over and was not seen already (overtaken
 		// responses of this run arrived before it) went missing.
 		if missing := s.track.seen.holes(&s.holes, rr.next, d, ipID, ts); missing > 0 {
-			f.gaps++
-			f.missing += uint64(missing)
+			f.troubled().gaps++
+			f.troubled().missing += uint64(missing)
 			t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: rr.next, b: uint32(missing)})
 		}
 	case d < 0 || again:
@@ -201,8 +201,8 @@ func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, ipID uint16, ts in
 		// again several times after the READ behind it.
 		if d := psnDiff(o.next, psn); d > 0 && o.next != o.psn {
 			if missing := s.track.seen.holes(&s.holes, o.next, d, ipID, ts); missing > 0 {
-				f.gaps++
-				f.missing += uint64(missing)
+				f.troubled().gaps++
+				f.troubled().missing += uint64(missing)
 				t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: o.next, b: uint32(missing)})
 			}
 			o.next = psn
@@ -221,7 +221,7 @@ func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts
 		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
 			if idBefore(ipID, h.openID) {
 				if !late {
-					f.outOfOrder++
+					f.troubled().outOfOrder++
 				}
 				t.unmiss(f, s.holes, h.gap)
 				t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
@@ -231,11 +231,11 @@ func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts
 		}
 	} else if gap, ok := s.holes.lateOriginal(psn, ipID, ts); ok {
 		if !late {
-			f.outOfOrder++
+			f.troubled().outOfOrder++
 		}
 		t.unmiss(f, s.holes, gap)
 		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 		return
 	}
-	f.retrans++ // the responder sent this response again
+	f.troubled().retrans++ // the responder sent this response again
 }

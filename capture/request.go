@@ -77,8 +77,8 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	// A copy is always behind the stream (its original was seen): only
 	// then is the flow's recent IDs looked through.
 	if r.init && psnDiff(r.next, psn) < 0 && (r.order.copyOf(psn, ipID, ts) ||
-		(ipID == 0 && psn == r.last && op == r.lastOp && !r.nakSeen && ts-r.lastTS >= 0 && ts-r.lastTS <= dupWindow)) {
-		f.duplicates++
+		(ipID == 0 && psn == r.last && op == r.lastOp && !f.troubles().resend.nakSeen && ts-r.lastTS >= 0 && ts-r.lastTS <= dupWindow)) {
+		f.troubled().duplicates++
 		r.lastTS = ts
 		return
 	}
@@ -88,7 +88,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	r.lastOp, r.lastTS = op, ts
 	if late {
 		// Sent before a packet already captured: the path reordered it.
-		f.outOfOrder++
+		f.troubled().outOfOrder++
 	}
 	n, slack := t.consumed(f, p)
 	if p.BTH.Opcode.Operation() == roce.OpReadRequest {
@@ -113,22 +113,23 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	}
 	switch {
 	case d == 0:
-		r.undo.active = false
-		r.inRetrans = false
+		if tr := f.trouble; tr != nil {
+			tr.resend.undo.active, tr.resend.inRetrans = false, false
+		}
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
 		t.advanced(f)
 		t.expect(f, p, ts)
 	case d > 0:
-		r.undo.active = false
-		r.inRetrans = false
+		tr := f.troubled()
+		tr.resend.undo.active, tr.resend.inRetrans = false, false
 		missing := d - r.readSlack // with an unknown MTU, count what surely went missing
 		if missing <= 0 {
 			missing = d
 		}
-		f.gaps++
-		f.missing += uint64(missing)
-		r.nakSeen = false
+		tr.gaps++
+		tr.missing += uint64(missing)
+		tr.resend.nakSeen = false
 		openHole(&r.holes, r.next, d, missing, ipID, ts)
 		t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: r.next, b: uint32(missing)})
 		r.next, r.readSlack = psnAdd(psn, n), slack
@@ -167,16 +168,17 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
 			reorder, byID = idBefore(ipID, h.openID), true
 		} else {
-			reorder = !h.nak && !r.nakSeen && !r.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
+			rs := &f.troubles().resend
+			reorder = !h.nak && !rs.nakSeen && !rs.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
 		}
 		r.holes.fill(i, psn)
 		if reorder {
 			if !late { // a late packet was counted out of order already
-				f.outOfOrder++
+				f.troubled().outOfOrder++
 			}
 			whole := t.unmiss(f, r.holes, h.gap)
 			if !byID {
-				r.undo = fillUndo{active: true, psn: psn, gap: h.gap, whole: whole}
+				f.troubled().resend.undo = fillUndo{active: true, psn: psn, gap: h.gap, whole: whole}
 			}
 			t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 			return
@@ -203,7 +205,7 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 	// a retransmission.
 	if gap, ok := r.holes.lateOriginal(psn, ipID, ts); ok {
 		if !late {
-			f.outOfOrder++
+			f.troubled().outOfOrder++
 		}
 		t.unmiss(f, r.holes, gap)
 		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
@@ -211,11 +213,12 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 	}
 	// If the packet before was taken for reordering by its timing, it was
 	// in fact the start of this go-back-N.
-	if u := &r.undo; u.active && psnDiff(u.psn, psn) > 0 {
-		f.outOfOrder--
-		f.missing++
+	if tr := f.trouble; tr != nil && tr.resend.undo.active && psnDiff(tr.resend.undo.psn, psn) > 0 {
+		u := &tr.resend.undo
+		tr.outOfOrder--
+		tr.missing++
 		if r.holes.remiss(u.gap) {
-			f.gaps++
+			tr.gaps++
 		}
 		u.active = false
 		t.retransmit(f, u.psn, false, ts, pkt)
@@ -228,10 +231,10 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 func (t *Tracker) unmiss(f *Flow, s *holeSet, gap uint32) (whole bool) {
 	taken, whole := s.unmiss(gap)
 	if taken {
-		f.missing--
+		f.troubled().missing--
 	}
 	if whole {
-		f.gaps--
+		f.troubled().gaps--
 	}
 	return whole
 }
@@ -242,8 +245,10 @@ func (t *Tracker) unmiss(f *Flow, s *holeSet, gap uint32) (whole bool) {
 // put it behind the one before).
 func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint64) {
 	r := &f.req
-	f.retrans++
-	r.undo.active = false
+	tr := f.troubled()
+	rs := &tr.resend
+	tr.retrans++
+	rs.undo.active = false
 	// The oldest request still awaiting its answer: how long the
 	// requester waited before going back. Karn: a retransmitted request
 	// gives no RTT sample.
@@ -258,33 +263,33 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 			}
 		})
 	}
-	newEpisode := !r.inRetrans || (psnDiff(r.lastRetx, psn) <= 0 && !late)
-	r.inRetrans = true
-	if !late || psnDiff(r.lastRetx, psn) > 0 {
-		r.lastRetx = psn
+	newEpisode := !rs.inRetrans || (psnDiff(rs.lastRetx, psn) <= 0 && !late)
+	rs.inRetrans = true
+	if !late || psnDiff(rs.lastRetx, psn) > 0 {
+		rs.lastRetx = psn
 	}
 	if newEpisode {
-		f.goBackN++
-		timer := !(r.nakTS != 0 && r.nakPSN == psn && ts-r.nakTS >= 0 && ts-r.nakTS <= nakHorizon)
+		tr.goBackN++
+		timer := !(rs.nakTS != 0 && rs.nakPSN == psn && ts-rs.nakTS >= 0 && ts-rs.nakTS <= nakHorizon)
 		if timer {
 			// No NAK asked for this resend: the requester's timer fired.
-			f.timerEpisodes++
-			if w := ts - oldest; oldest >= 0 && (f.timerWait == 0 || w < f.timerWait) {
-				f.timerWait = w
+			tr.timerEpisodes++
+			if w := ts - oldest; oldest >= 0 && (tr.timerWait == 0 || w < tr.timerWait) {
+				tr.timerWait = w
 			}
 		}
-		r.episode = openEpisode{}
+		rs.episode = openEpisode{}
 		if a := f.peer; a != nil && a.ackSeen && psnDiff(psn, a.highestACK) >= 0 {
 			// The capture saw the responder acknowledge this PSN before
 			// the requester resent it: the ACK went missing or late
 			// after the capture point.
-			f.resendsAfterACK++
-		} else if timer || !r.nakUsed {
+			tr.resendsAfterACK++
+		} else if timer || !rs.nakUsed {
 			// A NAK's verdict is read once: going back again on the same
 			// NAK (its timer fired meanwhile) resends what the first
 			// resend may already have delivered.
-			r.episode = openEpisode{open: true, timer: timer, psn: psn, ts: ts}
-			r.nakUsed = r.nakUsed || !timer
+			rs.episode = openEpisode{open: true, timer: timer, psn: psn, ts: ts}
+			rs.nakUsed = rs.nakUsed || !timer
 		}
 		t.note(anomaly{kind: anGoBackN, packet: pkt, ts: ts, flow: f.id, psn: psn, a: psnAdd(r.next, -1)})
 	}

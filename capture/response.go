@@ -124,7 +124,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 				// The ACK just before, again with its IPv4 ID: a copy
 				// the path made, not an answer.
 				if ipID != 0 && ipID == f.lastACKID {
-					f.duplicates++
+					f.troubled().duplicates++
 					return
 				}
 				f.lastACKID = ipID
@@ -135,7 +135,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 				if c, ok := a.Credits(); ok {
 					f.lastCredits, f.hasCredits = c, true
 					if c == 0 {
-						f.zeroCreditACKs++
+						f.troubled().zeroCreditACKs++
 					}
 				}
 			}
@@ -143,41 +143,44 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 				t.acked(req, f, psn, ts)
 			}
 		case roce.AckTypeRNRNAK:
-			f.naks.RNR++
-			f.lastNAKPSN, f.hasNAK = psn, true
+			tr := f.troubled()
+			tr.naks.RNR++
+			tr.lastNAKPSN, tr.hasNAK = psn, true
 			t.note(anomaly{kind: anRNR, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value())})
 			if req != nil {
-				req.req.nakSeen, req.req.nakTS, req.req.nakPSN = true, ts, psn
+				rs := &req.troubled().resend
+				rs.nakSeen, rs.nakTS, rs.nakPSN = true, ts, psn
 				markNAK(&req.req)
 			}
 		case roce.AckTypeNAK:
+			tr := f.troubled()
 			switch a.NAKCode() {
 			case roce.NAKPSNSequenceError:
-				f.naks.PSNSequenceError++
+				tr.naks.PSNSequenceError++
 				// It acknowledges every PSN before the one it names.
 				if prev := psnAdd(psn, -1); !f.ackSeen || psnDiff(f.highestACK, prev) > 0 {
 					f.highestACK, f.ackSeen = prev, true
 				}
 			case roce.NAKInvalidRequest:
-				f.naks.InvalidRequest++
+				tr.naks.InvalidRequest++
 			case roce.NAKRemoteAccessError:
-				f.naks.RemoteAccessError++
+				tr.naks.RemoteAccessError++
 			case roce.NAKRemoteOperationalError:
-				f.naks.RemoteOperationalError++
+				tr.naks.RemoteOperationalError++
 			case roce.NAKInvalidRDRequest:
-				f.naks.InvalidRDRequest++
+				tr.naks.InvalidRDRequest++
 			default:
-				f.naks.Reserved++
+				tr.naks.Reserved++
 			}
-			f.lastNAKPSN, f.hasNAK = psn, true
+			tr.lastNAKPSN, tr.hasNAK = psn, true
 			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.NAKCode())})
 			if req != nil {
-				req.req.nakSeen, req.req.nakTS, req.req.nakPSN = true, ts, psn
-				req.req.nakUsed = false
+				rs := &req.troubled().resend
+				rs.nakSeen, rs.nakTS, rs.nakPSN, rs.nakUsed = true, ts, psn, false
 				markNAK(&req.req)
 			}
 		default:
-			f.naks.Reserved++
+			f.troubled().naks.Reserved++
 			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value()) | 0x100})
 		}
 	}
@@ -207,7 +210,7 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 		}
 		return
 	}
-	f.repeatedACKs++
+	f.troubled().repeatedACKs++
 	if req == nil {
 		return
 	}
@@ -215,9 +218,11 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 	// came. (Not for a timer episode: after a lost ACK the requester
 	// resends its whole window, and every resend after the first is a
 	// duplicate too; see lateAnswer.)
-	if e := &req.req.episode; e.open && !e.timer && psnDiff(e.psn, psn) >= 0 {
-		e.open = false
-		req.undoneNAKEpisodes++
+	if tr := req.trouble; tr != nil {
+		if e := &tr.resend.episode; e.open && !e.timer && psnDiff(e.psn, psn) >= 0 {
+			e.open = false
+			tr.undoneNAKEpisodes++
+		}
 	}
 }
 
@@ -228,13 +233,17 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 // the minimum honest: resent requests give none). Later, it may answer
 // either: no verdict (a lost ACK, or a late one whose path was that slow).
 func lateAnswer(req *Flow, psn uint32, ts int64) {
-	e := &req.req.episode
+	tr := req.trouble
+	if tr == nil {
+		return // no resend, no episode
+	}
+	e := &tr.resend.episode
 	if !e.open || !e.timer || psnDiff(e.psn, psn) < 0 {
 		return
 	}
 	e.open = false
 	if req.rtt != nil && req.rtt.n > 0 && ts-e.ts >= 0 && ts-e.ts < req.rtt.min {
-		req.undoneTimerEpisodes++
+		tr.undoneTimerEpisodes++
 	}
 }
 
@@ -291,15 +300,15 @@ func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ipID uint16, 
 	}
 	if op.IsFirst() {
 		if s.init && psnDiff(s.highest, psn) <= 0 {
-			f.retrans++ // the responder resends data of a repeated READ
+			f.troubled().retrans++ // the responder resends data of a repeated READ
 		}
 	} else if s.inRead {
 		if d := psnDiff(s.readNext, psn); d > 0 {
-			f.gaps++
-			f.missing += uint64(d)
+			f.troubled().gaps++
+			f.troubled().missing += uint64(d)
 			t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: s.readNext, b: uint32(d)})
 		} else if d < 0 {
-			f.retrans++
+			f.troubled().retrans++
 		}
 	}
 	if !s.init || psnDiff(s.highest, psn) > 0 {
@@ -313,7 +322,7 @@ func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ipID uint16, 
 // cnp credits a congestion notification to the flow it throttles: the
 // flow in the other direction that the CNP's destination QP sends.
 func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
-	f.cnpsCarried++
+	f.troubled().cnpsCarried++
 	target := f.peer
 	if target == nil {
 		if cands := t.pairs.get(pairKey{f.key.dst, f.key.src}); len(cands) == 1 {
@@ -324,10 +333,11 @@ func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
 		target = f
 	}
 	t.touch(target, ts, pkt, target.req.last)
-	if target.cnps == 0 {
+	tr := target.troubled()
+	if tr.cnps == 0 {
 		t.note(anomaly{kind: anCNP, packet: pkt, ts: ts, flow: target.id})
 	}
-	target.cnps++
+	tr.cnps++
 }
 
 // Malformed notes a RoCE packet whose headers could not be decoded.

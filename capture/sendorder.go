@@ -35,8 +35,8 @@ const recentIDs = 8
 
 // sendOrder follows one sender's IDs on a flow.
 type sendOrder struct {
+	maxTS  int64  // when the newest ID was seen
 	maxID  uint16 // the newest ID seen
-	maxTS  int64  // when it was seen
 	known  bool
 	ri     uint8
 	recent [recentIDs]idMark

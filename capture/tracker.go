@@ -150,13 +150,17 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		f = gone
 		var ops []OpcodeCount
 		var rtt *rttHist
+		var tr *flowTrouble
 		if f != nil {
-			// Its opcode list and RTT histogram too (a flow's own: every
-			// summary copies them).
+			// Its opcode list, RTT histogram and troubles too (a flow's
+			// own: every summary copies them).
 			t.spareRing(f.req.pending)
-			ops, rtt = f.opcodes[:0], f.rtt
+			ops, rtt, tr = f.opcodes[:0], f.rtt, f.trouble
 			if rtt != nil {
 				*rtt = rttHist{bins: rtt.bins[:0]}
+			}
+			if tr != nil {
+				*tr = flowTrouble{}
 			}
 		} else {
 			f = t.newFlow()
@@ -166,7 +170,7 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		*f = Flow{}
 		f.key, f.id, f.ipv4, f.encap = *k, t.cfg.sharded(t.nextID), d.IPv4, d.Encap
 		f.firstTS, f.firstPacket = ts, pkt
-		f.opcodes, f.rtt = ops, rtt
+		f.opcodes, f.rtt, f.trouble = ops, rtt, tr
 		t.flows.put(f, h)
 	} else {
 		t.lru.remove(f)
@@ -266,16 +270,16 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		f.ecn.CE++
 	}
 	if p.BTH.BECN {
-		f.becn++
+		f.troubled().becn++
 	}
 	if p.BTH.FECN {
-		f.fecn++
+		f.troubled().fecn++
 	}
 	switch d.ICRC {
 	case ICRCOK:
 		f.icrcOK++
 	case ICRCBad:
-		f.icrcBad++
+		f.troubled().icrcBad++
 		t.note(anomaly{kind: anICRC, packet: pkt, ts: ts, flow: f.id, psn: p.BTH.PSN, a: p.ICRC})
 	case ICRCUnverifiable:
 		f.icrcUnver++
