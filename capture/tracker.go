@@ -166,7 +166,7 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 			f = t.newFlow()
 		}
 		// Cleared in place, then set: a literal would be built aside
-		// and copied in, a second pass over the flow.s 500 bytes.
+		// and copied in, a second pass over the flow's 500 bytes.
 		*f = Flow{}
 		f.key, f.id, f.ipv4, f.encap = *k, t.cfg.sharded(t.nextID), d.IPv4, d.Encap
 		f.firstTS, f.firstPacket = ts, pkt
