@@ -1,0 +1,386 @@
+package flight
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+var t0 = time.Date(2026, 12, 4, 2, 13, 0, 0, time.UTC)
+
+// realFrames reads the RoCE frames of a real Soft-RoCE capture.
+func realFrames(t testing.TB) [][]byte {
+	f, err := os.Open("../testdata/rxe/pcap/clean.pcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := pcapgo.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]byte
+	for {
+		data, _, err := r.ReadPacketData()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	if len(out) < 10 {
+		t.Fatalf("only %d frames", len(out))
+	}
+	return out
+}
+
+// run feeds a recorder as a live run does, one tick a second from t0:
+// per second ppt packets (timestamps within the second), then the tick,
+// then the Frame of that tick (frame(i) gives it; nil: a quiet one).
+type feed struct {
+	r      *Recorder
+	frames [][]byte
+	ppt    int
+	n      int // packets fed
+}
+
+func (fd *feed) second(t testing.TB, i int, frame func(*monitor.Frame)) {
+	at := t0.Add(time.Duration(i) * time.Second)
+	for k := range fd.ppt {
+		d := fd.frames[fd.n%len(fd.frames)]
+		fd.n++
+		ci := gopacket.CaptureInfo{Timestamp: at.Add(-time.Second + time.Duration(k+1)*time.Second/time.Duration(fd.ppt+1)),
+			CaptureLength: len(d), Length: len(d)}
+		if err := fd.r.WritePacket(ci, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tk := &bundle.Tick{Time: at, Raw: map[string]json.RawMessage{"probe": json.RawMessage(`{"second":` + itoa(i) + `}`)},
+		Status: []probes.Status{{Source: "sysfs", State: probes.StateOK}}}
+	if err := fd.r.WriteTick(tk); err != nil {
+		t.Fatal(err)
+	}
+	f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Findings: []rules.Finding{}}
+	if frame != nil {
+		frame(f)
+	}
+	fd.r.Observe(f)
+}
+
+func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+func newTestRecorder(t testing.TB, mod func(*Options)) (*Recorder, string, *[]string) {
+	dir := t.TempDir()
+	var logs []string
+	var mu sync.Mutex
+	o := Options{Dir: dir, Keep: 10 * time.Second, KeepPackets: 1 << 20, Before: 3 * time.Second, After: 2 * time.Second,
+		Cooldown: time.Minute, Severity: rules.Critical,
+		Header: bundle.Header{Tool: "rdmatop test", Host: bundle.Host{Hostname: "node7"}, Interval: "1s"},
+		Log:    func(s string) { mu.Lock(); logs = append(logs, s); mu.Unlock() }}
+	if mod != nil {
+		mod(&o)
+	}
+	r, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, dir, &logs
+}
+
+func linkFlap(f *monitor.Frame) {
+	f.Snapshot.Events = append(f.Snapshot.Events, probes.Event{Time: f.Time, Source: "port", Kind: "port_state",
+		Severity: probes.SevWarning, Device: "rxe0", Port: 1, Detail: "ACTIVE/LinkUp -> DOWN/Disabled"})
+}
+
+// readIncident reads a recording back: its ticks' seconds and packets.
+func readIncident(t *testing.T, path string) (ticks []time.Time, pkts []time.Time, rd *bundle.Reader) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err = bundle.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		rec, err := rd.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Tick != nil {
+			ticks = append(ticks, rec.Tick.Time)
+		} else {
+			pkts = append(pkts, rec.Packet.CI.Timestamp)
+		}
+	}
+	return ticks, pkts, rd
+}
+
+func incidents(t *testing.T, dir string) []string {
+	m, err := filepath.Glob(filepath.Join(dir, namePrefix+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// A link flap at second 10: one incident holding the ticks from 3 s
+// before to 2 s after it and the packets between, a sidecar naming the
+// trigger, nothing partial left.
+func TestIncidentCoversItsWindow(t *testing.T) {
+	r, dir, logs := newTestRecorder(t, nil)
+	fd := &feed{r: r, frames: realFrames(t), ppt: 5}
+	for i := range 20 {
+		var fr func(*monitor.Frame)
+		if i == 10 {
+			fr = linkFlap
+		}
+		fd.second(t, i, fr)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := incidents(t, dir)
+	if len(files) != 2 {
+		t.Fatalf("want one recording and its sidecar, got %v", files)
+	}
+	rec := filepath.Join(dir, namePrefix+"20261204T021310Z-link-flap"+recordingExt)
+	ticks, pkts, rd := readIncident(t, rec)
+	// The trigger is seen with tick 10's Frame and acted on at tick 11:
+	// the window is [7 s, 12 s].
+	if len(ticks) != 6 || !ticks[0].Equal(t0.Add(7*time.Second)) || !ticks[5].Equal(t0.Add(12*time.Second)) {
+		t.Errorf("ticks %v, want seconds 7..12", ticks)
+	}
+	if len(pkts) != 5*6 {
+		t.Errorf("%d packets, want the 30 of ticks 7..12", len(pkts))
+	}
+	for _, p := range pkts {
+		if p.Before(t0.Add(6*time.Second)) || p.After(t0.Add(12*time.Second)) {
+			t.Errorf("packet at %s outside the window", p)
+		}
+	}
+	if rd.Truncated || rd.Header.Tool != "rdmatop test" || rd.Header.Host.Hostname != "node7" {
+		t.Errorf("header %+v, truncated %v", rd.Header, rd.Truncated)
+	}
+	var side Sidecar
+	b, err := os.ReadFile(strings.TrimSuffix(rec, recordingExt) + sidecarExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	if side.Trigger.Kind != TriggerLinkFlap || !strings.Contains(side.Trigger.Detail, "DOWN/Disabled") ||
+		side.Ticks != 6 || side.Packets != 30 || side.EndedEarly != "" || !side.Start.Equal(t0.Add(7*time.Second)) {
+		t.Errorf("sidecar %+v", side)
+	}
+	if st := r.Stats(); st.Incidents[TriggerLinkFlap] != 1 || st.Failures != 0 {
+		t.Errorf("stats %+v", st)
+	}
+	if len(*logs) != 1 || !strings.Contains((*logs)[0], "link-flap") {
+		t.Errorf("logs %q", *logs)
+	}
+}
+
+// Without a trigger nothing is written, whatever the run.
+func TestNoTriggerNoIncident(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, nil)
+	fd := &feed{r: r, frames: realFrames(t), ppt: 20}
+	for i := range 40 {
+		fd.second(t, i, func(f *monitor.Frame) {
+			// a warning that is no trigger at the default severity
+			f.Findings = append(f.Findings, rules.Finding{Rule: "late-acks", Severity: rules.Warning, LastSeen: f.Time})
+		})
+	}
+	r.Close()
+	if files := incidents(t, dir); len(files) != 0 {
+		t.Errorf("wrote %v", files)
+	}
+	if st := r.Stats(); st.MemBytes <= 0 || st.MemBytes > 1<<20+64<<10 {
+		t.Errorf("memory %d bytes: want packets within KeepPackets and the ticks", st.MemBytes)
+	}
+}
+
+// A finding that keeps holding triggers once; one that comes back after
+// it resolved triggers again (past the cooldown). Triggers during an
+// incident extend it; within the cooldown after it they are counted.
+func TestTriggersMergeAndCooldown(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Cooldown = 10 * time.Second })
+	fd := &feed{r: r, frames: realFrames(t), ppt: 1}
+	qpErr := func(f *monitor.Frame) {
+		f.Findings = append(f.Findings, rules.Finding{Rule: "qp-error-state", Severity: rules.Critical, Title: "QP in error",
+			Objects: map[string]string{"qpn": "0x11"}, LastSeen: f.Time})
+	}
+	for i := range 40 {
+		fd.second(t, i, func(f *monitor.Frame) {
+			if i >= 5 && i <= 8 || i == 30 { // holds four seconds: one trigger; again at 30, past the cooldown
+				qpErr(f)
+			}
+			if i == 6 || i == 14 { // during the incident (5 s to 7 s): merged; within 10 s of it: suppressed
+				linkFlap(f)
+			}
+		})
+	}
+	r.Close()
+	st := r.Stats()
+	if st.Incidents[TriggerQPError] != 2 || st.Merged != 1 || st.Suppressed[TriggerLinkFlap] != 1 {
+		t.Errorf("stats %+v", st)
+	}
+	if files := incidents(t, dir); len(files) != 4 {
+		t.Errorf("files %v", files)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, namePrefix+"20261204T021305Z-qp-error"+sidecarExt))
+	var side Sidecar
+	json.Unmarshal(b, &side)
+	if len(side.Triggers) != 2 || side.Triggers[1].Kind != TriggerLinkFlap || !side.End.Equal(t0.Add(8*time.Second)) {
+		t.Errorf("merged incident %+v", side)
+	}
+	if len(side.Findings) != 1 || side.Findings[0].Rule != "qp-error-state" {
+		t.Errorf("findings %+v", side.Findings)
+	}
+}
+
+// Triggered again and again, the directory stays within --max-disk: the
+// oldest incidents go first, each a recording and its sidecar together.
+func TestMaxDiskEnforced(t *testing.T) {
+	const maxDisk = 200 << 10
+	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Cooldown, o.MaxDisk, o.After = 0, maxDisk, time.Second })
+	fd := &feed{r: r, frames: realFrames(t), ppt: 200}
+	for i := range 60 {
+		if i%3 == 0 {
+			r.Trigger("test")
+		}
+		fd.second(t, i, nil)
+		var total int64
+		for _, f := range incidents(t, dir) {
+			info, err := os.Stat(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += info.Size()
+		}
+		if total > maxDisk {
+			t.Fatalf("second %d: %d bytes in the directory, over %d", i, total, maxDisk)
+		}
+	}
+	r.Close()
+	st := r.Stats()
+	if st.Removed == 0 || st.Incidents[TriggerManual] < 15 {
+		t.Errorf("stats %+v: want many incidents and some removed", st)
+	}
+	files := incidents(t, dir)
+	if len(files)%2 != 0 {
+		t.Errorf("a recording without its sidecar or the reverse: %v", files)
+	}
+}
+
+// A crash while an incident is written leaves its .partial file, which
+// replays up to the last tick written.
+func TestPartialSurvivesACrash(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, func(o *Options) { o.After = time.Hour })
+	fd := &feed{r: r, frames: realFrames(t), ppt: 3}
+	for i := range 12 {
+		var fr func(*monitor.Frame)
+		if i == 5 {
+			fr = linkFlap
+		}
+		fd.second(t, i, fr)
+	}
+	// no Close: the process died
+	files := incidents(t, dir)
+	if len(files) != 1 || !strings.HasSuffix(files[0], partialExt) {
+		t.Fatalf("files %v", files)
+	}
+	ticks, pkts, rd := readIncident(t, files[0])
+	if len(ticks) != 10 || !ticks[9].Equal(t0.Add(11*time.Second)) || len(pkts) != 30 {
+		t.Errorf("ticks %v, %d packets: want seconds 2..11 and their 30 packets", ticks, len(pkts))
+	}
+	if rd.Truncated {
+		t.Error("each tick is flushed whole: nothing should be cut")
+	}
+	// A new recorder in the directory says what it found.
+	_, _, logs := newTestRecorder(t, func(o *Options) { o.Dir = dir })
+	if len(*logs) != 1 || !strings.Contains((*logs)[0], "cut short") {
+		t.Errorf("logs %q", *logs)
+	}
+}
+
+// A directory that cannot be written is refused at the start, with the
+// reason.
+func TestUnwritableDirectory(t *testing.T) {
+	o := Options{Dir: "/nonexistent/flight", Keep: time.Minute, Before: time.Second, Severity: rules.Critical}
+	if _, err := New(o); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing directory: %v", err)
+	}
+	o.Dir = t.TempDir()
+	o.Before = time.Hour
+	if _, err := New(o); err == nil || !strings.Contains(err.Error(), "--before") {
+		t.Errorf("--before past --keep: %v", err)
+	}
+}
+
+// The run's recording goroutine, its front end and a signal handler use
+// the recorder at once (go test -race).
+func TestConcurrentUse(t *testing.T) {
+	r, _, _ := newTestRecorder(t, func(o *Options) { o.Cooldown = 0 })
+	frames := realFrames(t)
+	var wg sync.WaitGroup
+	ticks := make(chan time.Time, 64)
+	wg.Go(func() {
+		defer close(ticks)
+		for i := range 50 {
+			at := t0.Add(time.Duration(i) * time.Second)
+			for k := range 10 {
+				d := frames[k]
+				r.WritePacket(gopacket.CaptureInfo{Timestamp: at.Add(-time.Millisecond * time.Duration(10-k)), CaptureLength: len(d), Length: len(d)}, d)
+			}
+			r.WriteTick(&bundle.Tick{Time: at})
+			ticks <- at
+		}
+	})
+	wg.Go(func() {
+		i := 0
+		for at := range ticks {
+			f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}}
+			if i%7 == 0 {
+				linkFlap(f)
+			}
+			r.Observe(f)
+			i++
+		}
+	})
+	wg.Go(func() {
+		for range 20 {
+			r.Trigger("signal")
+			r.Stats()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	wg.Wait()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st := r.Stats(); st.Failures != 0 {
+		t.Errorf("stats %+v", st)
+	}
+}

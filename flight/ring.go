@@ -1,0 +1,207 @@
+package flight
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/gopacket/gopacket"
+
+	"github.com/rdmatop/rdmatop/probes/bundle"
+)
+
+// ring is the memory of the recorder: packets and host ticks in the order
+// they came (seq), each let go when older than keep; packets also when
+// their bytes pass maxBytes. A tick is kept as its JSON, deflated: a tick
+// of a host with thousands of QPs is megabytes of text that compresses
+// tenfold, and only an incident reads it again.
+type ring struct {
+	keep     time.Duration
+	maxBytes int64
+
+	seq     uint64
+	pkts    deque[packet]
+	ticks   deque[tick]
+	pktSize int64 // captured bytes of pkts
+	tickSz  int64 // deflated bytes of ticks
+	chunk   []byte
+
+	evicted uint64 // packets let go for maxBytes before keep
+	zw      *flate.Writer
+	zbuf    bytes.Buffer
+}
+
+type packet struct {
+	seq  uint64
+	ts   int64 // Unix ns
+	orig int   // original length
+	data []byte
+}
+
+type tick struct {
+	seq  uint64
+	ts   int64
+	json []byte // deflated
+}
+
+// chunkBytes is the size of the blocks packets are copied into: one
+// allocation per MiB of packets, not one per packet.
+const chunkBytes = 1 << 20
+
+func newRing(keep time.Duration, maxBytes int64) *ring {
+	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // level is valid
+	return &ring{keep: keep, maxBytes: maxBytes, zw: zw}
+}
+
+// addPacket copies a frame in and lets old ones go.
+func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
+	if r.maxBytes <= 0 {
+		return
+	}
+	if len(data) > len(r.chunk) {
+		r.chunk = make([]byte, max(chunkBytes, len(data)))
+	}
+	d := r.chunk[:len(data):len(data)]
+	r.chunk = r.chunk[len(data):]
+	copy(d, data)
+	r.seq++
+	ts := ci.Timestamp.UnixNano()
+	r.pkts.push(packet{seq: r.seq, ts: ts, orig: max(ci.Length, len(data)), data: d})
+	r.pktSize += int64(len(d))
+	for r.pktSize > r.maxBytes {
+		r.dropPacket()
+		r.evicted++
+	}
+	r.age(ts)
+}
+
+func (r *ring) dropPacket() {
+	p := r.pkts.pop()
+	r.pktSize -= int64(len(p.data))
+}
+
+// addTick keeps t's JSON, deflated, and lets old ones go.
+func (r *ring) addTick(t *bundle.Tick) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("flight recorder: tick: %w", err)
+	}
+	r.zbuf.Reset()
+	r.zw.Reset(&r.zbuf)
+	r.zw.Write(b) // to a bytes.Buffer: cannot fail
+	r.zw.Close()
+	r.seq++
+	ts := t.Time.UnixNano()
+	r.ticks.push(tick{seq: r.seq, ts: ts, json: bytes.Clone(r.zbuf.Bytes())})
+	r.tickSz += int64(r.zbuf.Len())
+	r.age(ts)
+	return nil
+}
+
+// age lets go of what is older than keep before now (Unix ns).
+func (r *ring) age(now int64) {
+	horizon := now - int64(r.keep)
+	for r.pkts.len() > 0 && r.pkts.front().ts < horizon {
+		r.dropPacket()
+	}
+	for r.ticks.len() > 0 && r.ticks.front().ts < horizon {
+		r.tickSz -= int64(len(r.ticks.pop().json))
+	}
+}
+
+// bytes is what the ring holds: packets and deflated ticks.
+func (r *ring) bytes() int64 { return r.pktSize + r.tickSz }
+
+// replay hands what the ring holds from start (Unix ns) on, in the order
+// it came, to w: the ticks from start, each with the packets analysed
+// before it since the tick before (a replay's Frame for that tick holds
+// them), then what came after the last tick.
+func (r *ring) replay(start int64, w recordWriter) error {
+	i, j := 0, 0
+	for j < r.ticks.len() && r.ticks.at(j).ts < start {
+		j++
+	}
+	switch {
+	case j > 0:
+		after := r.ticks.at(j - 1).seq
+		for i < r.pkts.len() && r.pkts.at(i).seq < after {
+			i++
+		}
+	case r.ticks.len() == 0:
+		for i < r.pkts.len() && r.pkts.at(i).ts < start {
+			i++ // no tick to cut at: by time
+		}
+	}
+	for i < r.pkts.len() || j < r.ticks.len() {
+		if j == r.ticks.len() || (i < r.pkts.len() && r.pkts.at(i).seq < r.ticks.at(j).seq) {
+			p := r.pkts.at(i)
+			if err := w.packet(gopacket.CaptureInfo{Timestamp: time.Unix(0, p.ts), CaptureLength: len(p.data), Length: p.orig}, p.data); err != nil {
+				return err
+			}
+			i++
+			continue
+		}
+		t, err := inflateTick(r.ticks.at(j).json)
+		if err != nil {
+			return err
+		}
+		if err := w.tick(t); err != nil {
+			return err
+		}
+		j++
+	}
+	return nil
+}
+
+func inflateTick(z []byte) (*bundle.Tick, error) {
+	b, err := io.ReadAll(flate.NewReader(bytes.NewReader(z)))
+	if err != nil {
+		return nil, fmt.Errorf("flight recorder: kept tick: %w", err)
+	}
+	t := new(bundle.Tick)
+	if err := json.Unmarshal(b, t); err != nil {
+		return nil, fmt.Errorf("flight recorder: kept tick: %w", err)
+	}
+	return t, nil
+}
+
+// recordWriter is where an incident goes (incident).
+type recordWriter interface {
+	packet(ci gopacket.CaptureInfo, data []byte) error
+	tick(t *bundle.Tick) error
+}
+
+// deque is a queue in a slice used as a ring: O(1) push and pop, no
+// allocation once grown.
+type deque[T any] struct {
+	buf        []T
+	head, size int
+}
+
+func (d *deque[T]) len() int    { return d.size }
+func (d *deque[T]) at(i int) *T { return &d.buf[(d.head+i)%len(d.buf)] }
+func (d *deque[T]) front() *T   { return d.at(0) }
+
+func (d *deque[T]) push(v T) {
+	if d.size == len(d.buf) {
+		n := make([]T, max(64, 2*len(d.buf)))
+		for i := range d.size {
+			n[i] = *d.at(i)
+		}
+		d.buf, d.head = n, 0
+	}
+	d.buf[(d.head+d.size)%len(d.buf)] = v
+	d.size++
+}
+
+func (d *deque[T]) pop() T {
+	var zero T
+	v := d.buf[d.head]
+	d.buf[d.head] = zero // let go of its memory
+	d.head = (d.head + 1) % len(d.buf)
+	d.size--
+	return v
+}
