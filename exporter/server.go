@@ -19,6 +19,9 @@ type ServerOptions struct {
 	Pprof bool
 	// Now is the clock /healthz compares with (time.Now when nil).
 	Now func() time.Time
+	// Collectors are served on /metrics beside the exporter's own (the
+	// flight recorder's).
+	Collectors []prometheus.Collector
 }
 
 // Handler serves the exporter: /metrics (Prometheus text or OpenMetrics,
@@ -33,6 +36,7 @@ func Handler(e *Exporter, o ServerOptions) http.Handler {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(e, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(o.Collectors...)
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true,
 		ErrorHandling: promhttp.ContinueOnError, MaxRequestsInFlight: 8}))

@@ -181,6 +181,9 @@ func writeFileSynced(path string, b []byte) error {
 		return err
 	}
 	_, err = f.Write(b)
+	if e := f.Chmod(0o644); err == nil {
+		err = e // as the recording beside it (CreateTemp makes 0600)
+	}
 	if e := f.Sync(); err == nil {
 		err = e
 	}

@@ -25,6 +25,7 @@ type Recorder struct {
 	mu       sync.Mutex
 	ring     *ring
 	active   map[string]bool // findings holding at the last Frame
+	primed   bool            // a judged Frame was seen: active is a baseline
 	findings []Brief         // and those findings
 	pending  []Trigger       // triggers not yet acted on
 	cur      *incident
@@ -146,7 +147,10 @@ func (r *Recorder) WriteTick(t *bundle.Tick) error {
 func (r *Recorder) Observe(f *monitor.Frame) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	ts := judge(f, r.opt.Severity, r.active)
+	// Warm-up Frames are not judged: their findings (none) say nothing.
+	judged := len(f.Rules) > 0
+	ts := judge(f, r.opt.Severity, r.active, judged, judged && !r.primed)
+	r.primed = r.primed || judged
 	r.findings = r.findings[:0]
 	for i := range f.Findings {
 		fd := &f.Findings[i]

@@ -76,7 +76,8 @@ func (fd *feed) second(t testing.TB, i int, frame func(*monitor.Frame)) {
 	if err := fd.r.WriteTick(tk); err != nil {
 		t.Fatal(err)
 	}
-	f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Findings: []rules.Finding{}}
+	f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Findings: []rules.Finding{},
+		Rules: []rules.RuleState{{Rule: "port-down", State: "ok"}}} // judged
 	if frame != nil {
 		frame(f)
 	}
@@ -382,5 +383,35 @@ func TestConcurrentUse(t *testing.T) {
 	}
 	if st := r.Stats(); st.Failures != 0 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// What already held when rdmatop started is not an incident (it would
+// start a cooldown that hides the next real one); the same finding coming
+// back after it resolved is.
+func TestStandingFindingIsNoTrigger(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Cooldown = 0 })
+	fd := &feed{r: r, frames: realFrames(t), ppt: 1}
+	down := func(f *monitor.Frame) {
+		f.Findings = append(f.Findings, rules.Finding{Rule: "port-down", Severity: rules.Warning, Title: "RDMA port is down",
+			Objects: map[string]string{"device": "mlx5_1", "port": "1"}, LastSeen: f.Time})
+	}
+	for i := range 30 {
+		fd.second(t, i, func(f *monitor.Frame) {
+			if i == 0 {
+				f.Rules = nil // a warm-up Frame: not judged, no baseline yet
+			}
+			if i < 10 || i >= 20 {
+				down(f)
+			}
+		})
+	}
+	r.Close()
+	st := r.Stats()
+	if st.Incidents[TriggerLinkFlap] != 1 {
+		t.Fatalf("stats %+v: want one incident, for the port going down again at 20 s", st)
+	}
+	if _, err := os.Stat(filepath.Join(dir, namePrefix+"20261204T021320Z-link-flap"+recordingExt)); err != nil {
+		t.Error(err)
 	}
 }

@@ -32,8 +32,11 @@ type Trigger struct {
 
 // judge finds the triggers in a Frame: events of this tick, and findings
 // that hold now and did not in the Frame before (active is the keys of
-// those, updated). A finding that keeps holding triggers once.
-func judge(f *monitor.Frame, sev rules.Severity, active map[string]bool) []Trigger {
+// those, updated; left alone by a Frame the rules did not judge). A
+// finding that keeps holding triggers once. With baseline (the first Frame the rules judged) findings only set active:
+// what held when rdmatop started is not happening now, and an incident
+// for it would start a cooldown that hides the next real one.
+func judge(f *monitor.Frame, sev rules.Severity, active map[string]bool, judged, baseline bool) []Trigger {
 	var out []Trigger
 	add := func(kind, detail string) {
 		for _, t := range out {
@@ -50,6 +53,9 @@ func judge(f *monitor.Frame, sev rules.Severity, active map[string]bool) []Trigg
 			}
 		}
 	}
+	if !judged {
+		return out
+	}
 	now := map[string]bool{}
 	for i := range f.Findings {
 		fd := &f.Findings[i]
@@ -58,7 +64,7 @@ func judge(f *monitor.Frame, sev rules.Severity, active map[string]bool) []Trigg
 		}
 		key := findingKey(fd)
 		now[key] = true
-		if active[key] {
+		if active[key] || baseline {
 			continue
 		}
 		if k := findingKind(fd, sev); k != "" {

@@ -5,16 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes/bundle"
-	"github.com/rdmatop/rdmatop/probes/sampler"
 )
 
 func newRecordCmd() *cobra.Command {
@@ -58,21 +55,9 @@ format is in docs/bundle.md (version 2; version 1 recordings still replay).`,
 				return usageError{err}
 			}
 			defer f.Close()
-			hi := sampler.HostInfo(hf.root)
-			sel := ""
-			if hf.netdev != "" {
-				sel = "-i " + hf.netdev
-			} else if hf.device != "" {
-				sel = "-d " + hf.device
-			}
-			snap := uint32(capture.DefaultSnapLen)
-			if wf.snaplen > 0 {
-				snap = uint32(wf.snaplen)
-			}
-			w, err := bundle.NewPcapngWriter(f, bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + build.String(),
-				Host:     bundle.Host{Hostname: hi.Hostname, Kernel: hi.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
-				Interval: hf.interval.String(), Selection: sel},
-				bundle.PcapngOptions{Gzip: strings.HasSuffix(out, ".gz"), Iface: hf.netdev, SnapLen: snap})
+			h, opt := recordingHeader(&hf, &wf)
+			opt.Gzip = strings.HasSuffix(out, ".gz")
+			w, err := bundle.NewPcapngWriter(f, h, opt)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/exporter"
@@ -27,6 +28,7 @@ func newServeCmd() *cobra.Command {
 		perQP   bool
 		maxQPs  int
 		pprofOn bool
+		ff      flightFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--listen :9879] [-i NETDEV|-d DEV] [--root DIR] [--interval D]",
@@ -39,6 +41,12 @@ newest result and never waits on a probe. GET and HEAD only.
 
 --replay FILE serves a recording (or a capture) instead, at its recorded
 pace times --speed, then keeps serving its last tick.
+
+--flight-recorder DIR keeps the last --keep of what record would write
+(host ticks and, with -i, RoCE packets) in memory and, when something
+breaks (a link flap, a QP into ERR, an NCCL warning, a finding at or
+above --trigger-severity, or SIGUSR1), writes --before to --after around
+it to DIR as a recording that replay and check read (docs/flight.md).
 
 Metrics, units and labels: docs/exporter.md. Dashboards, alerts, a
 DaemonSet and a node-problem-detector plugin: deploy/.`,
@@ -56,6 +64,17 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			}
 			var r *monitor.Run
 			closeSrc := func() {}
+			fr, err := ff.open(&hf, &wf, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			if fr != nil && replay != "" {
+				return usageError{errors.New("--flight-recorder watches this host: not with --replay")}
+			}
+			opts := liveOpts{intervalsOnly: true}
+			if fr != nil {
+				opts.recorder = fr
+			}
 			if replay != "" {
 				// The exporter reads the intervals, never the running
 				// analysis (a summary of the whole flow table per tick).
@@ -66,7 +85,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				if r, err = open(); err != nil {
 					return usageError{err}
 				}
-			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, liveOpts{intervalsOnly: true}); err != nil {
+			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, opts); err != nil {
 				return err
 			}
 			defer closeSrc()
@@ -92,6 +111,33 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				stopRun()
 				<-runStopped
 			}()
+			var collectors []prometheus.Collector
+			if fr != nil {
+				collectors = append(collectors, fr.Collector())
+				// SIGUSR1: the operator saw something; the incident is
+				// written at the next tick. (Stopped with the run.)
+				usr1 := make(chan os.Signal, 1)
+				signal.Notify(usr1, syscall.SIGUSR1)
+				sigDone := make(chan struct{})
+				go func() {
+					defer close(sigDone)
+					for {
+						select {
+						case <-usr1:
+							fr.Trigger("SIGUSR1")
+						case <-runCtx.Done():
+							return
+						}
+					}
+				}()
+				defer func() {
+					stopRun() // the run first: its recording goroutine writes to fr
+					<-runStopped
+					signal.Stop(usr1)
+					<-sigDone
+					fr.Close()
+				}()
+			}
 			go func() {
 				defer close(runStopped)
 				frames := r.Frames(runCtx)
@@ -104,6 +150,9 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 						runErr = err
 						break
 					}
+					if fr != nil {
+						fr.Observe(&f)
+					}
 					exp.Update(f)
 				}
 				runDone <- runErr
@@ -114,7 +163,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				// interval's; when it ends, Finish says so.
 				stale = 100 * 365 * 24 * time.Hour
 			}
-			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn}),
+			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn, Collectors: collectors}),
 				ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 				IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 			fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: serving on http://%s/metrics\n", ln.Addr())
@@ -154,6 +203,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 	cmd.Flags().Float64Var(&speed, "speed", 1, "with --replay: how much faster than recorded")
 	cmd.Flags().BoolVar(&perQP, "per-qp", false, "one series per QP (rdmatop_qp_info), capped by --per-qp-max")
 	cmd.Flags().IntVar(&maxQPs, "per-qp-max", exporter.DefaultMaxQPs, fmt.Sprintf("at most this many per-QP series (hard limit %d)", exporter.HardMaxQPs))
+	ff.register(cmd)
 	cmd.Flags().BoolVar(&pprofOn, "pprof", false, "also serve Go's profiler on /debug/pprof/ (for debugging rdmatop itself)")
 	return cmd
 }

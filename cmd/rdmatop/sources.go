@@ -19,9 +19,9 @@ import (
 
 // liveOpts pick a live run's sources beyond the flags.
 type liveOpts struct {
-	noHost   bool                 // capture only (rdmatop capture)
-	needWire bool                 // a capture that cannot open is an error, not a status
-	recorder *bundle.PcapngWriter // record: raw host ticks and packets
+	noHost   bool             // capture only (rdmatop capture)
+	needWire bool             // a capture that cannot open is an error, not a status
+	recorder monitor.Recorder // record, the flight recorder: raw host ticks and packets
 	ticks    int
 	warmup   int
 	oneShot  bool

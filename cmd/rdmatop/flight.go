@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/flight"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/sampler"
+)
+
+// flightFlags are the flight recorder's (serve and the screen).
+type flightFlags struct {
+	dir                          string
+	keep, before, after, cooldwn time.Duration
+	keepPackets, maxDisk         int64
+	severity                     string
+}
+
+func (f *flightFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.dir, "flight-recorder", "", "keep the last minutes in memory and write an incident recording to DIR when something breaks (docs/flight.md)")
+	fl.DurationVar(&f.keep, "keep", flight.DefaultKeep, "flight recorder: how far back its memory reaches")
+	fl.Int64Var(&f.keepPackets, "keep-packets", flight.DefaultKeepPackets, "flight recorder: bytes of captured packets kept in memory")
+	fl.DurationVar(&f.before, "before", flight.DefaultBefore, "flight recorder: an incident starts this long before its trigger")
+	fl.DurationVar(&f.after, "after", flight.DefaultAfter, "flight recorder: and ends this long after its last trigger")
+	fl.Int64Var(&f.maxDisk, "max-disk", flight.DefaultMaxDisk, "flight recorder: bytes of incidents kept in DIR, oldest removed first (0: no bound)")
+	fl.DurationVar(&f.cooldwn, "cooldown", flight.DefaultCooldown, "flight recorder: at most one incident per this long")
+	fl.StringVar(&f.severity, "trigger-severity", "critical", "flight recorder: a finding at or above this severity (info, warning, critical) is a trigger")
+	cmd.MarkFlagDirname("flight-recorder") //nolint:errcheck // the flag exists
+}
+
+// open returns the flight recorder the flags ask for (nil without
+// --flight-recorder); it says what it writes on log.
+func (f *flightFlags) open(hf *hostFlags, wf *wireFlags, log io.Writer) (*flight.Recorder, error) {
+	if f.dir == "" {
+		return nil, nil
+	}
+	sev, err := flight.Severity(f.severity)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	h, opt := recordingHeader(hf, wf)
+	r, err := flight.New(flight.Options{Dir: f.dir, Keep: f.keep, KeepPackets: f.keepPackets, Before: f.before, After: f.after,
+		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: sev, Header: h, Pcapng: opt,
+		Log: func(s string) { fmt.Fprintln(log, "rdmatop: "+s) }})
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return r, nil
+}
+
+// recordingHeader is the header and capture options of a recording of
+// this host with these flags (record, the flight recorder's incidents).
+func recordingHeader(hf *hostFlags, wf *wireFlags) (bundle.Header, bundle.PcapngOptions) {
+	hi := sampler.HostInfo(hf.root)
+	sel := ""
+	if hf.netdev != "" {
+		sel = "-i " + hf.netdev
+	} else if hf.device != "" {
+		sel = "-d " + hf.device
+	}
+	snap := uint32(capture.DefaultSnapLen)
+	if wf.snaplen > 0 {
+		snap = uint32(wf.snaplen)
+	}
+	return bundle.Header{Created: time.Now().UTC(), Tool: "rdmatop " + build.String(),
+			Host:     bundle.Host{Hostname: hi.Hostname, Kernel: hi.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
+			Interval: hf.interval.String(), Selection: sel},
+		bundle.PcapngOptions{Iface: hf.netdev, SnapLen: snap}
+}
