@@ -37,7 +37,7 @@ type Sidecar struct {
 	// EndedEarly says why the recording stops before End, if it does.
 	EndedEarly string `json:"ended_early,omitempty"`
 	// Findings held when the first trigger came, most severe first.
-	Findings []Brief    `json:"findings"`
+	Findings []Brief     `json:"findings"`
 	Host     bundle.Host `json:"host"`
 	Tool     string      `json:"tool"`
 	Ticks    uint64      `json:"ticks"`
