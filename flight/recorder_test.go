@@ -415,3 +415,28 @@ func TestStandingFindingIsNoTrigger(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Between full ticks the probes keep what does not change (device
+// attributes, GID tables), so an incident starts at the last full tick at
+// or before its window: a replay of it reads the ports from its first
+// tick on.
+func TestIncidentStartsAtAFullTick(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, nil)
+	for i := range 20 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if err := r.WriteTick(&bundle.Tick{Time: at, Full: i%5 == 0}); err != nil {
+			t.Fatal(err)
+		}
+		f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Rules: []rules.RuleState{{Rule: "x"}}}
+		if i == 12 {
+			linkFlap(f)
+		}
+		r.Observe(f)
+	}
+	r.Close()
+	ticks, _, _ := readIncident(t, filepath.Join(dir, namePrefix+"20261204T021312Z-link-flap"+recordingExt))
+	// The window starts at 9 s; the full tick before it is 5 s.
+	if len(ticks) == 0 || !ticks[0].Equal(t0.Add(5*time.Second)) || !ticks[len(ticks)-1].Equal(t0.Add(14*time.Second)) {
+		t.Errorf("ticks %v, want 5 s to 14 s", ticks)
+	}
+}

@@ -44,6 +44,7 @@ type packet struct {
 type tick struct {
 	seq  uint64
 	ts   int64
+	full bool   // bundle.Tick.Full: a replay can start here
 	json []byte // deflated
 }
 
@@ -95,7 +96,7 @@ func (r *ring) addTick(t *bundle.Tick) error {
 	r.zw.Close()
 	r.seq++
 	ts := t.Time.UnixNano()
-	r.ticks.push(tick{seq: r.seq, ts: ts, json: bytes.Clone(r.zbuf.Bytes())})
+	r.ticks.push(tick{seq: r.seq, ts: ts, full: t.Full, json: bytes.Clone(r.zbuf.Bytes())})
 	r.tickSz += int64(r.zbuf.Len())
 	r.age(ts)
 	return nil
@@ -116,13 +117,22 @@ func (r *ring) age(now int64) {
 func (r *ring) bytes() int64 { return r.pktSize + r.tickSz }
 
 // replay hands what the ring holds from start (Unix ns) on, in the order
-// it came, to w: the ticks from start, each with the packets analysed
-// before it since the tick before (a replay's Frame for that tick holds
-// them), then what came after the last tick.
+// it came, to w: the ticks from the last full one at or before start
+// (between full ticks the probes keep what does not change, and a
+// replay needs it: bundle.Tick.Full), or from start when none is kept,
+// each with the packets analysed before it since the tick before (a
+// replay's Frame for that tick holds them), then what came after the
+// last tick.
 func (r *ring) replay(start int64, w recordWriter) error {
 	i, j := 0, 0
 	for j < r.ticks.len() && r.ticks.at(j).ts < start {
 		j++
+	}
+	for k := min(j, r.ticks.len()-1); k >= 0; k-- {
+		if r.ticks.at(k).full {
+			j = k
+			break
+		}
 	}
 	switch {
 	case j > 0:

@@ -71,6 +71,11 @@ type Tick struct {
 	Files  fsrec.Tree                 `json:"files,omitempty"`
 	Raw    map[string]json.RawMessage `json:"raw,omitempty"`
 	Status []probes.Status            `json:"status,omitempty"`
+	// Full: the probes read everything on this tick, as on a recording's
+	// first (between such ticks they keep what does not change: device
+	// attributes, GID tables). A replay can start here (the flight
+	// recorder's incidents do); a tick without it needs those before it.
+	Full bool `json:"full,omitempty"`
 }
 
 // Writer writes a version 1 bundle (JSON Lines, host ticks only). New

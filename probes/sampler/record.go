@@ -55,7 +55,11 @@ func NewRecorder(src Sources, opt Options) *Recorder {
 func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot, *bundle.Tick, error) {
 	snap := r.Sampler.Sample(ctx, now)
 	c := r.Sampler.last
-	tick := &bundle.Tick{Time: now, Raw: map[string]json.RawMessage{}, Status: snap.Status}
+	// The sample just taken was number ticks-1: a full one on the
+	// schedule of the sysfs discovery (gidEvery), which a replay starting
+	// here keeps in step with.
+	tick := &bundle.Tick{Time: now, Raw: map[string]json.RawMessage{}, Status: snap.Status,
+		Full: (r.Sampler.ticks-1)%gidEvery == 0}
 	if r.src.FS != nil {
 		tick.Files = c.files
 		if tick.Files == nil {
