@@ -90,4 +90,3 @@ func BenchmarkWritePacket(b *testing.B) {
 		}
 	}
 }
-
