@@ -88,12 +88,21 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 	if caps := sc.Capabilities; caps == nil || !slices.Equal(caps.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(caps.Add, []corev1.Capability{"NET_ADMIN"}) {
 		t.Errorf("capabilities %+v, want drop ALL, add NET_ADMIN", caps)
 	}
+	// The one writable mount is the flight recorder's directory, where
+	// --flight-recorder writes: a directory of its own on the node.
+	flightDir := ""
+	if i := slices.Index(c.Args, "--flight-recorder"); i >= 0 && i+1 < len(c.Args) {
+		flightDir = c.Args[i+1]
+	}
 	mounts := map[string]bool{}
 	for _, m := range c.VolumeMounts {
-		if !m.ReadOnly {
+		if !m.ReadOnly && (m.MountPath != flightDir || m.Name != "flight") {
 			t.Errorf("mount %s is writable", m.MountPath)
 		}
 		mounts[m.Name] = true
+	}
+	if flightDir == "" {
+		t.Error("the DaemonSet runs without the flight recorder")
 	}
 	for _, v := range spec.Volumes {
 		if !mounts[v.Name] {
@@ -103,6 +112,9 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 		// device cgroup refuses /dev/kmsg).
 		if hp := v.HostPath; hp != nil && (strings.HasPrefix(hp.Path, "/dev/") || hp.Type != nil && (*hp.Type == corev1.HostPathCharDev || *hp.Type == corev1.HostPathBlockDev)) {
 			t.Errorf("volume %s mounts the host device %s into an unprivileged container", v.Name, hp.Path)
+		}
+		if hp := v.HostPath; v.Name == "flight" && (hp == nil || hp.Path != "/var/lib/rdmatop/flight") {
+			t.Errorf("the flight recorder writes to %+v, not a directory of its own on the node", hp)
 		}
 	}
 	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
