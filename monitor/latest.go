@@ -71,13 +71,17 @@ func (l *Latest) Next(ctx context.Context) (f Frame, ok bool, err error) {
 }
 
 // Publish runs r and puts its Frames into l until the run ends; then it
-// closes l with the run's error.
-func Publish(ctx context.Context, r *Run, l *Latest) error {
+// closes l with the run's error. Each Frame is shown to observe first, if
+// given (the flight recorder), on Publish's goroutine.
+func Publish(ctx context.Context, r *Run, l *Latest, observe func(*Frame)) error {
 	var err error
 	for f, e := range r.Frames(ctx) {
 		if e != nil {
 			err = e
 			break
+		}
+		if observe != nil {
+			observe(&f)
 		}
 		l.Put(f)
 	}

@@ -158,7 +158,7 @@ func TestLatestSlowConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := NewLatest()
-	go Publish(context.Background(), r, l)
+	go Publish(context.Background(), r, l, nil)
 	var got []int
 	for {
 		f, ok, err := l.Next(context.Background())

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,4 +76,29 @@ func recordingHeader(hf *hostFlags, wf *wireFlags) (bundle.Header, bundle.Pcapng
 			Host:     bundle.Host{Hostname: hi.Hostname, Kernel: hi.Kernel, Arch: runtime.GOARCH, Uid: os.Getuid()},
 			Interval: hf.interval.String(), Selection: sel},
 		bundle.PcapngOptions{Iface: hf.netdev, SnapLen: snap}
+}
+
+// triggerOnSignal triggers fr at each SIGUSR1 (the operator saw
+// something; the incident is written at the next tick) until stop, which
+// waits for it.
+func triggerOnSignal(fr *flight.Recorder) (stop func()) {
+	usr1 := make(chan os.Signal, 1)
+	signal.Notify(usr1, syscall.SIGUSR1)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-usr1:
+				fr.Trigger("SIGUSR1")
+			case <-quit:
+				return
+			}
+		}
+	}()
+	return func() {
+		signal.Stop(usr1)
+		close(quit)
+		<-done
+	}
 }

@@ -19,6 +19,7 @@ func newRootCmd() *cobra.Command {
 	var (
 		hf     hostFlags
 		wf     wireFlags
+		ff     flightFlags
 		once   bool
 		asJSON bool
 	)
@@ -56,7 +57,7 @@ func newRootCmd() *cobra.Command {
 			if !isTerminal(cmd.OutOrStdout()) {
 				return usageError{errors.New("the interactive screen needs a terminal: use --once --json, check, record, replay or capture")}
 			}
-			return runLiveTUI(cmd, &hf, &wf, pack)
+			return runLiveTUI(cmd, &hf, &wf, &ff, pack)
 		},
 		Version:       build.String(),
 		SilenceUsage:  true,
@@ -64,6 +65,7 @@ func newRootCmd() *cobra.Command {
 	}
 	hf.register(root)
 	wf.registerLive(root, true)
+	ff.register(root)
 	root.PersistentFlags().StringVar(&theme, "theme", "dark", "screen colours: dark or light (NO_COLOR in the environment turns colour off)")
 	root.RegisterFlagCompletionFunc("theme", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) { //nolint:errcheck
 		return []string{"dark", "light"}, cobra.ShellCompDirectiveNoFileComp

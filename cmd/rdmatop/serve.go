@@ -114,27 +114,11 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			var collectors []prometheus.Collector
 			if fr != nil {
 				collectors = append(collectors, fr.Collector())
-				// SIGUSR1: the operator saw something; the incident is
-				// written at the next tick. (Stopped with the run.)
-				usr1 := make(chan os.Signal, 1)
-				signal.Notify(usr1, syscall.SIGUSR1)
-				sigDone := make(chan struct{})
-				go func() {
-					defer close(sigDone)
-					for {
-						select {
-						case <-usr1:
-							fr.Trigger("SIGUSR1")
-						case <-runCtx.Done():
-							return
-						}
-					}
-				}()
+				stopSignal := triggerOnSignal(fr)
 				defer func() {
 					stopRun() // the run first: its recording goroutine writes to fr
 					<-runStopped
-					signal.Stop(usr1)
-					<-sigDone
+					stopSignal()
 					fr.Close()
 				}()
 			}

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -50,12 +52,29 @@ func runScreen(ctx context.Context, p *ui.Player) error {
 
 // runLiveTUI is `rdmatop [-i IFACE]`: the live run feeds a Latest, the
 // screen takes the newest Frame at its own pace.
-func runLiveTUI(cmd *cobra.Command, h *hostFlags, w *wireFlags, pack *rules.Pack) error {
+func runLiveTUI(cmd *cobra.Command, h *hostFlags, w *wireFlags, ff *flightFlags, pack *rules.Pack) error {
 	m, err := newScreen(monitor.ModeLive, h.interval)
 	if err != nil {
 		return err
 	}
-	r, closeSrc, err := liveRun(h, w, pack, liveOpts{packets: screenPackets})
+	// The flight recorder's lines wait for the screen to end: written
+	// under it they would tear it.
+	var flightLog bytes.Buffer
+	var logMu sync.Mutex
+	fr, err := ff.open(h, w, writerFunc(func(b []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return flightLog.Write(b)
+	}))
+	if err != nil {
+		return err
+	}
+	opts := liveOpts{packets: screenPackets}
+	var observe func(*monitor.Frame)
+	if fr != nil {
+		opts.recorder, observe = fr, fr.Observe
+	}
+	r, closeSrc, err := liveRun(h, w, pack, opts)
 	if err != nil {
 		return err
 	}
@@ -65,15 +84,31 @@ func runLiveTUI(cmd *cobra.Command, h *hostFlags, w *wireFlags, pack *rules.Pack
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		monitor.Publish(ctx, r, latest) //nolint:errcheck // the error reaches the screen through latest
+		monitor.Publish(ctx, r, latest, observe) //nolint:errcheck // the error reaches the screen through latest
 	}()
+	stopSignal := func() {}
+	if fr != nil {
+		stopSignal = triggerOnSignal(fr)
+	}
 	p := ui.NewPlayer(m, ui.PlayerOptions{Ctx: ctx, Latest: latest, Interval: h.interval,
 		SetInterval: func(d time.Duration) time.Duration { r.SetInterval(d); return r.Interval() }})
 	err = runScreen(ctx, p)
 	cancel()
 	<-done // the run stopped: its capture is closed, no goroutine left
+	stopSignal()
+	if fr != nil {
+		fr.Close()
+		logMu.Lock()
+		cmd.ErrOrStderr().Write(flightLog.Bytes())
+		logMu.Unlock()
+	}
 	return err
 }
+
+// writerFunc is an io.Writer of a function.
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 
 // runReplayTUI shows a replay or the demo as a timeline the user plays,
 // pauses, steps and seeks.
