@@ -104,10 +104,12 @@ func openIncident(o *Options, t Trigger, fs []Brief) (*incident, error) {
 		return nil, err
 	}
 	in := &incident{path: path, f: f, w: w, side: Sidecar{File: filepath.Base(path), Trigger: t, Triggers: []Trigger{t},
-		Start: t.Time.Add(-o.Before), End: t.Time.Add(o.After), Findings: fs, Host: h.Host, Tool: h.Tool}}
+		Start: t.Time.Add(-o.Before), End: t.Time.Add(o.After), Findings: slices.Clone(fs), Host: h.Host, Tool: h.Tool}}
 	if in.side.Findings == nil {
 		in.side.Findings = []Brief{}
 	}
+	// Most severe first, as check lists them.
+	slices.SortStableFunc(in.side.Findings, func(a, b Brief) int { return b.Severity.Rank() - a.Severity.Rank() })
 	return in, nil
 }
 

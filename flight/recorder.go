@@ -27,12 +27,20 @@ type Recorder struct {
 	active   map[string]bool // findings holding at the last Frame
 	primed   bool            // a judged Frame was seen: active is a baseline
 	findings []Brief         // and those findings
-	pending  []Trigger       // triggers not yet acted on
+	pending  []pending       // triggers not yet acted on
 	cur      *incident
 	last     time.Time // when the last incident's first trigger came
 	now      time.Time // the newest tick's time: the run's clock
 	stats    Stats
 	closed   bool
+}
+
+// pending is a trigger with the findings that held at its Frame: the
+// recording goroutine acts on it later, after the front end may have
+// shown the recorder newer Frames.
+type pending struct {
+	Trigger
+	findings []Brief
 }
 
 // Stats are what the recorder did, for metrics.
@@ -151,14 +159,16 @@ func (r *Recorder) Observe(f *monitor.Frame) {
 	judged := len(f.Rules) > 0
 	ts := judge(f, r.opt.Severity, r.active, judged, judged && !r.primed)
 	r.primed = r.primed || judged
-	r.findings = r.findings[:0]
+	r.findings = nil // new: a pending trigger may hold the last one
 	for i := range f.Findings {
 		fd := &f.Findings[i]
 		if !fd.Resolved && fd.LastSeen.Equal(f.Time) {
 			r.findings = append(r.findings, Brief{Rule: fd.Rule, Severity: fd.Severity, Title: fd.Title, Objects: fd.Objects})
 		}
 	}
-	r.pending = append(r.pending, ts...)
+	for _, t := range ts {
+		r.pending = append(r.pending, pending{t, r.findings})
+	}
 }
 
 // Trigger asks for an incident now (the operator's SIGUSR1): kind
@@ -167,13 +177,14 @@ func (r *Recorder) Trigger(detail string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// Before the first tick the time is zero: act gives it the tick's.
-	r.pending = append(r.pending, Trigger{Kind: TriggerManual, Time: r.now, Detail: detail})
+	r.pending = append(r.pending, pending{Trigger{Kind: TriggerManual, Time: r.now, Detail: detail}, r.findings})
 }
 
 // act starts an incident for the first pending trigger past the cooldown,
 // or adds triggers to the incident being written; mu is held.
 func (r *Recorder) act() {
-	for _, t := range r.pending {
+	for _, p := range r.pending {
+		t := p.Trigger
 		if t.Time.IsZero() {
 			t.Time = r.now
 		}
@@ -189,7 +200,7 @@ func (r *Recorder) act() {
 			r.stats.Suppressed[t.Kind]++
 			continue
 		}
-		in, err := openIncident(&r.opt, t, briefsOf(r.findings))
+		in, err := openIncident(&r.opt, t, p.findings)
 		if err != nil {
 			r.stats.Failures++
 			r.log(fmt.Sprintf("cannot write the %s incident: %v", t.Kind, err))
@@ -203,12 +214,6 @@ func (r *Recorder) act() {
 		}
 	}
 	r.pending = r.pending[:0]
-}
-
-func briefsOf(b []Brief) []Brief {
-	out := make([]Brief, len(b))
-	copy(out, b)
-	return out
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -440,3 +440,46 @@ func TestIncidentStartsAtAFullTick(t *testing.T) {
 		t.Errorf("ticks %v, want 5 s to 14 s", ticks)
 	}
 }
+
+// The recording goroutine may act on a trigger after the front end has
+// shown the recorder the next Frame (the lab saw it): the sidecar lists
+// the findings of the trigger's Frame, not of a later one.
+func TestSidecarFindingsAreTheTriggersFrame(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, nil)
+	frame := func(i int, rule string) {
+		at := t0.Add(time.Duration(i) * time.Second)
+		f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Rules: []rules.RuleState{{Rule: "x"}},
+			Findings: []rules.Finding{{Rule: rule, Severity: rules.Warning, Title: rule, LastSeen: at}}}
+		if i == 3 {
+			linkFlap(f)
+		}
+		r.Observe(f)
+	}
+	tick := func(i int) {
+		if err := r.WriteTick(&bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		tick(i)
+		frame(i, "roce-mtu-too-small")
+	}
+	tick(3)
+	frame(3, "link-flap") // the trigger
+	frame(4, "port-down") // the front end is a Frame ahead
+	for i := 4; i < 10; i++ {
+		tick(i)
+	}
+	r.Close()
+	b, err := os.ReadFile(filepath.Join(dir, namePrefix+"20261204T021303Z-link-flap"+sidecarExt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side Sidecar
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	if len(side.Findings) != 1 || side.Findings[0].Rule != "link-flap" {
+		t.Errorf("findings %+v, want the trigger's Frame's: link-flap", side.Findings)
+	}
+}
