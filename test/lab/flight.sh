@@ -38,7 +38,7 @@ ip link set "$RXE_NETDEV_B" down
 sleep 3
 ip link set "$RXE_NETDEV_B" up
 echo "up $(date -u +%Y-%m-%dT%H:%M:%S.%NZ)" >> "$LAB_OUT/flap.txt"
-sleep 9
+sleep 16 # the window closes 4 s after the last trigger; the emulated guest sees the port come back seconds late
 { exec 3<>/dev/tcp/127.0.0.1/19879 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && grep '^rdmatop_flight' <&3; } > "$LAB_OUT/flap-metrics.txt" 2>&1
 kill -TERM $srv; wait $srv; echo "serve exit $?" >> "$LAB_OUT/flap.err"
 wait
