@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rdmatop/rdmatop/flight"
+	"github.com/rdmatop/rdmatop/probes/bundle"
+)
+
+const labFlight = "../../testdata/lab/flight/"
+
+// testdata/lab/flight: serve --flight-recorder on the real Soft-RoCE stack
+// while ib_write_bw runs (test/lab/flight.sh, MANIFEST.md). The truth is
+// how the fault was made: the quiet run had none and must have written
+// nothing; in the other the job set veth1 down for 3 s (flap.txt, the
+// guest's clock, which rdmatop read too), and the recorder must have
+// written one incident, covering the flap and the window asked for
+// (--before 5s, --after 4s), in which check names the link flap first.
+func TestLabFlightRecorder(t *testing.T) {
+	// The quiet run: serve ran and stopped cleanly, said no incident, and
+	// its directory is empty (git keeps no empty directory: the log says).
+	quiet, err := os.ReadFile(labFlight + "quiet.err")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(quiet), "serve exit 0") || strings.Contains(string(quiet), "incident") {
+		t.Errorf("the quiet run: %s", quiet)
+	}
+	if m, _ := filepath.Glob(labFlight + "quiet/*"); len(m) != 0 {
+		t.Errorf("the quiet run wrote %v", m)
+	}
+	flap, err := os.ReadFile(labFlight + "flap.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var down, up time.Time
+	for _, l := range strings.Split(strings.TrimSpace(string(flap)), "\n") {
+		k, v, _ := strings.Cut(l, " ")
+		ts, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == "down" {
+			down = ts
+		} else {
+			up = ts
+		}
+	}
+	recs, _ := filepath.Glob(labFlight + "flap/*.pcapng.gz")
+	sides, _ := filepath.Glob(labFlight + "flap/*.json")
+	if len(recs) != 1 || len(sides) != 1 {
+		t.Fatalf("want one incident and its sidecar, got %v %v", recs, sides)
+	}
+	var side flight.Sidecar
+	b, err := os.ReadFile(sides[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	trig := side.Trigger
+	// The first sample after the port went down saw it (1 s ticks; the
+	// emulated guest's samples run late by up to a few seconds).
+	if trig.Kind != flight.TriggerLinkFlap || trig.Time.Before(down) || trig.Time.Sub(down) > 5*time.Second {
+		t.Errorf("trigger %+v, the link went down at %s", trig, down)
+	}
+	if !slices.ContainsFunc(side.Findings, func(b flight.Brief) bool { return b.Rule == "link-flap" }) {
+		t.Errorf("the sidecar's findings at the trigger %+v: no link-flap", side.Findings)
+	}
+	// The recording covers the window: from a tick at or before
+	// trigger-5s (the last full one) to one at or after the end (4 s
+	// after the last trigger), with packets from before the flap to
+	// after the port came back.
+	f, err := os.Open(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := bundle.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ticks []time.Time
+	var firstPkt, lastPkt time.Time
+	for {
+		rec, err := rd.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Tick != nil {
+			ticks = append(ticks, rec.Tick.Time)
+			continue
+		}
+		if firstPkt.IsZero() {
+			firstPkt = rec.Packet.CI.Timestamp
+		}
+		lastPkt = rec.Packet.CI.Timestamp
+	}
+	if rd.Truncated || len(ticks) == 0 || uint64(len(ticks)) != side.Ticks {
+		t.Fatalf("%d ticks (sidecar %d), truncated %v", len(ticks), side.Ticks, rd.Truncated)
+	}
+	if ticks[0].After(trig.Time.Add(-5*time.Second)) || ticks[len(ticks)-1].Before(side.End) || !side.End.After(up) {
+		t.Errorf("ticks %s to %s, window %s to %s, flap %s to %s", ticks[0], ticks[len(ticks)-1], side.Start, side.End, down, up)
+	}
+	if !firstPkt.Before(down) || !lastPkt.After(up) || side.Packets == 0 {
+		t.Errorf("packets %s to %s (%d), flap %s to %s", firstPkt, lastPkt, side.Packets, down, up)
+	}
+	// check reads the incident and names the link flap first.
+	var out bytes.Buffer
+	if code := run([]string{"check", "--json", recs[0]}, &out, io.Discard); code != exitFindings {
+		t.Fatalf("check exit %d", code)
+	}
+	var res checkResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) == 0 || res.Findings[0].Rule != "link-flap" {
+		t.Errorf("check of the incident: first finding %+v, want link-flap", res.Findings[:min(1, len(res.Findings))])
+	}
+}
