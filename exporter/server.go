@@ -22,6 +22,10 @@ type ServerOptions struct {
 	// Collectors are served on /metrics beside the exporter's own (the
 	// flight recorder's).
 	Collectors []prometheus.Collector
+	// FlightTrigger, when set (serve --flight-api), is called by POST
+	// /flight/trigger: the one request that is not a read. It asks the
+	// flight recorder for an incident; it changes nothing on the host.
+	FlightTrigger func(detail string)
 }
 
 // Handler serves the exporter: /metrics (Prometheus text or OpenMetrics,
@@ -78,7 +82,33 @@ func Handler(e *Exporter, o ServerOptions) http.Handler {
 </body></html>
 `)
 	})
-	return readOnly(mux)
+	h := readOnly(mux)
+	if o.FlightTrigger != nil {
+		h = flightTrigger(h, o.FlightTrigger)
+	}
+	return h
+}
+
+// flightTrigger answers POST /flight/trigger by asking the flight
+// recorder for an incident (202: it is written at the next tick), and
+// passes every other request on. The request's body is not read: the
+// trigger's detail names the peer that asked.
+func flightTrigger(next http.Handler, trigger func(string)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/flight/trigger" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			http.Error(w, "method not allowed: POST to ask for an incident", http.StatusMethodNotAllowed)
+			return
+		}
+		trigger("POST /flight/trigger from " + r.RemoteAddr)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusAccepted)
+		fmt.Fprintln(w, "accepted: the flight recorder writes an incident at the next tick (unless one was written within --cooldown)")
+	})
 }
 
 // readOnly refuses every method but GET and HEAD.

@@ -97,6 +97,36 @@ func TestServerPprofFlag(t *testing.T) {
 	}
 }
 
+// POST /flight/trigger only with --flight-api: without it the exporter
+// answers GET and HEAD only, and with it that one path takes POST only.
+func TestServerFlightTrigger(t *testing.T) {
+	_, off := server(t, ServerOptions{})
+	r, _ := http.NewRequest("POST", off.URL+"/flight/trigger", nil)
+	if code, _, _ := get(t, r); code != 405 {
+		t.Errorf("POST /flight/trigger without the flag: %d, want 405", code)
+	}
+	var mu sync.Mutex // the handler's goroutine appends, the test reads
+	var asked []string
+	_, on := server(t, ServerOptions{FlightTrigger: func(d string) { mu.Lock(); asked = append(asked, d); mu.Unlock() }})
+	r, _ = http.NewRequest("POST", on.URL+"/flight/trigger", nil)
+	code, _, _ := get(t, r)
+	mu.Lock() // held to the end: no request below may trigger (it would block)
+	defer mu.Unlock()
+	if code != 202 || len(asked) != 1 || !strings.HasPrefix(asked[0], "POST /flight/trigger from 127.0.0.1:") {
+		t.Errorf("POST /flight/trigger: %d, asked %q", code, asked)
+	}
+	for _, m := range []string{"GET", "PUT", "DELETE"} {
+		r, _ = http.NewRequest(m, on.URL+"/flight/trigger", nil)
+		if code, _, _ := get(t, r); code != 405 {
+			t.Errorf("%s /flight/trigger: %d, want 405", m, code)
+		}
+	}
+	r, _ = http.NewRequest("POST", on.URL+"/metrics", nil)
+	if code, _, _ := get(t, r); code != 405 || len(asked) != 1 {
+		t.Errorf("POST /metrics with the flag: %d", code)
+	}
+}
+
 // Malformed requests get an HTTP error, never a panic or a hang.
 func TestServerMalformedRequests(t *testing.T) {
 	e, srv := server(t, ServerOptions{})

@@ -29,6 +29,7 @@ func newServeCmd() *cobra.Command {
 		maxQPs  int
 		pprofOn bool
 		ff      flightFlags
+		api     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--listen :9879] [-i NETDEV|-d DEV] [--root DIR] [--interval D]",
@@ -71,6 +72,9 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			if fr != nil && replay != "" {
 				return usageError{errors.New("--flight-recorder watches this host: not with --replay")}
 			}
+			if api && fr == nil {
+				return usageError{errors.New("--flight-api needs --flight-recorder DIR")}
+			}
 			opts := liveOpts{intervalsOnly: true}
 			if fr != nil {
 				opts.recorder = fr
@@ -112,6 +116,10 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				<-runStopped
 			}()
 			var collectors []prometheus.Collector
+			var trigger func(string)
+			if fr != nil && api {
+				trigger = fr.Trigger
+			}
 			if fr != nil {
 				collectors = append(collectors, fr.Collector())
 				stopSignal := triggerOnSignal(fr)
@@ -147,7 +155,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				// interval's; when it ends, Finish says so.
 				stale = 100 * 365 * 24 * time.Hour
 			}
-			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn, Collectors: collectors}),
+			srv := &http.Server{Handler: exporter.Handler(exp, exporter.ServerOptions{Stale: stale, Pprof: pprofOn, Collectors: collectors, FlightTrigger: trigger}),
 				ReadHeaderTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second, WriteTimeout: 30 * time.Second,
 				IdleTimeout: time.Minute, MaxHeaderBytes: 16 << 10}
 			fmt.Fprintf(cmd.ErrOrStderr(), "rdmatop: serving on http://%s/metrics\n", ln.Addr())
@@ -188,6 +196,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 	cmd.Flags().BoolVar(&perQP, "per-qp", false, "one series per QP (rdmatop_qp_info), capped by --per-qp-max")
 	cmd.Flags().IntVar(&maxQPs, "per-qp-max", exporter.DefaultMaxQPs, fmt.Sprintf("at most this many per-QP series (hard limit %d)", exporter.HardMaxQPs))
 	ff.register(cmd)
+	cmd.Flags().BoolVar(&api, "flight-api", false, "with --flight-recorder: POST /flight/trigger asks for an incident (off: the exporter answers GET and HEAD only)")
 	cmd.Flags().BoolVar(&pprofOn, "pprof", false, "also serve Go's profiler on /debug/pprof/ (for debugging rdmatop itself)")
 	return cmd
 }
