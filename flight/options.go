@@ -30,6 +30,9 @@ type Options struct {
 	Cooldown time.Duration
 	// Severity: a finding at or above it triggers an incident.
 	Severity rules.Severity
+	// Silence: a port that carried RDMA traffic and then none for this
+	// long while QPs on it stayed in RTS triggers an incident (0: off).
+	Silence time.Duration
 	// Header and Pcapng are the incident recording's, as `record` writes
 	// them (Created is set per incident).
 	Header bundle.Header
@@ -47,6 +50,12 @@ const (
 	DefaultAfter       = time.Minute
 	DefaultCooldown    = 5 * time.Minute
 	DefaultMaxDisk     = 1 << 30
+	// DefaultSilence is how long a port may carry no RDMA traffic while
+	// its QPs stay in RTS. A training job's collectives run every step
+	// (seconds), but evaluation, data loading and checkpoints pause them
+	// for minutes; ten minutes is what ByteDance's ByteRobust alerts on
+	// in production ("0 RDMA traffic within 10 minutes").
+	DefaultSilence = 10 * time.Minute
 )
 
 // maxIncidentSpan bounds how long one incident can grow by triggers that
@@ -62,8 +71,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("flight recorder: --keep %s, --before %s, --after %s: durations must be positive", o.Keep, o.Before, o.After)
 	case o.Before > o.Keep:
 		return fmt.Errorf("flight recorder: --before %s reaches further back than --keep %s keeps", o.Before, o.Keep)
-	case o.KeepPackets < 0 || o.MaxDisk < 0 || o.Cooldown < 0:
-		return errors.New("flight recorder: --keep-packets, --max-disk and --cooldown cannot be negative")
+	case o.KeepPackets < 0 || o.MaxDisk < 0 || o.Cooldown < 0 || o.Silence < 0:
+		return errors.New("flight recorder: --keep-packets, --max-disk, --cooldown and --trigger-silence cannot be negative")
 	case o.Severity.Rank() == 0:
 		return fmt.Errorf("flight recorder: --trigger-severity %q: info, warning or critical", o.Severity)
 	}

@@ -25,6 +25,7 @@ type Recorder struct {
 	mu       sync.Mutex
 	ring     *ring
 	active   map[string]bool // findings holding at the last Frame
+	quiet    silence         // ports' traffic, for TriggerSilence
 	primed   bool            // a judged Frame was seen: active is a baseline
 	findings []Brief         // and those findings
 	pending  []pending       // triggers not yet acted on
@@ -82,7 +83,7 @@ func New(opt Options) (*Recorder, error) {
 	}
 	probe.Close()
 	os.Remove(probe.Name())
-	r := &Recorder{opt: opt, ring: newRing(opt.Keep, opt.KeepPackets), active: map[string]bool{},
+	r := &Recorder{opt: opt, ring: newRing(opt.Keep, opt.KeepPackets), active: map[string]bool{}, quiet: silence{after: opt.Silence},
 		stats: Stats{Incidents: map[string]uint64{}, Suppressed: map[string]uint64{}}}
 	if old, err := listStored(opt.Dir, ""); err == nil {
 		for _, s := range old {
@@ -159,6 +160,9 @@ func (r *Recorder) Observe(f *monitor.Frame) {
 	judged := len(f.Rules) > 0
 	ts := judge(f, r.opt.Severity, r.active, judged, judged && !r.primed)
 	r.primed = r.primed || judged
+	if d, ok := r.quiet.judge(f); ok {
+		ts = append(ts, Trigger{Kind: TriggerSilence, Time: f.Time, Detail: d})
+	}
 	r.findings = nil // new: a pending trigger may hold the last one
 	for i := range f.Findings {
 		fd := &f.Findings[i]

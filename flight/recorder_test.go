@@ -483,3 +483,45 @@ func TestSidecarFindingsAreTheTriggersFrame(t *testing.T) {
 		t.Errorf("findings %+v, want the trigger's Frame's: link-flap", side.Findings)
 	}
 }
+
+// A port that carried traffic and then none for --trigger-silence while
+// its QPs stayed in RTS triggers once per silence; a port whose QPs left
+// RTS (the job ended) or whose rate is unknown does not.
+func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
+	r, _, _ := newTestRecorder(t, func(o *Options) { o.Silence, o.Cooldown = 5*time.Second, 0 })
+	rate := func(v float64) *float64 { return &v }
+	for i := range 40 {
+		at := t0.Add(time.Duration(i) * time.Second)
+		if err := r.WriteTick(&bundle.Tick{Time: at, Full: true}); err != nil {
+			t.Fatal(err)
+		}
+		busy := i < 5 || (i >= 20 && i < 22)
+		var bps float64
+		if busy {
+			bps = 1e9
+		}
+		snap := &probes.Snapshot{Time: at,
+			Ports: []probes.Port{
+				{Device: "mlx5_0", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
+				{Device: "mlx5_1", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
+				{Device: "mlx5_2", Port: 1}, // no rate: no evidence
+			},
+			QPs: []probes.QP{{Device: "mlx5_0", Port: 1, State: "RTS"}, {Device: "mlx5_1", Port: 1, State: "RTS"}, {Device: "mlx5_2", Port: 1, State: "RTS"}}}
+		if i >= 30 {
+			snap.QPs = snap.QPs[1:] // mlx5_0's QP is gone
+		}
+		if i >= 22 {
+			snap.QPs[len(snap.QPs)-2].State = "ERR" // mlx5_1's QP left RTS
+		}
+		r.Observe(&monitor.Frame{Time: at, Snapshot: snap, Rules: []rules.RuleState{{Rule: "x"}}})
+	}
+	r.Close()
+	// The last busy Frame is at 4 s: both ports are silent for 5 s at 9 s
+	// (one incident). Busy again at 20-21 s: at 26 s mlx5_0 is silent with
+	// its QP in RTS (a second incident); mlx5_1's QP left RTS at 22 s, and
+	// mlx5_2 never had a rate.
+	st := r.Stats()
+	if st.Incidents[TriggerSilence] != 2 {
+		t.Errorf("stats %+v, want two traffic-stopped incidents", st)
+	}
+}

@@ -13,15 +13,16 @@ import (
 
 // Trigger kinds: what started or extended an incident.
 const (
-	TriggerLinkFlap = "link-flap" // a port went down or retrained (events, link-flap or port-down)
-	TriggerQPError  = "qp-error"  // a QP entered the error state (event, qp-error-state)
-	TriggerNCCL     = "nccl"      // NCCL logged a warning or RAS saw a rank in trouble
-	TriggerSeverity = "severity"  // a finding at or above Options.Severity
-	TriggerManual   = "manual"    // the operator asked (SIGUSR1)
+	TriggerLinkFlap = "link-flap"       // a port went down or retrained (events, link-flap or port-down)
+	TriggerQPError  = "qp-error"        // a QP entered the error state (event, qp-error-state)
+	TriggerNCCL     = "nccl"            // NCCL logged a warning or RAS saw a rank in trouble
+	TriggerSeverity = "severity"        // a finding at or above Options.Severity
+	TriggerManual   = "manual"          // the operator asked (SIGUSR1)
+	TriggerSilence  = "traffic-stopped" // a port's RDMA traffic stopped while its QPs stayed in RTS
 )
 
 // TriggerKinds are every kind, for metrics that show them all.
-var TriggerKinds = []string{TriggerLinkFlap, TriggerQPError, TriggerNCCL, TriggerSeverity, TriggerManual}
+var TriggerKinds = []string{TriggerLinkFlap, TriggerQPError, TriggerNCCL, TriggerSeverity, TriggerManual, TriggerSilence}
 
 // Trigger is one reason to write an incident.
 type Trigger struct {

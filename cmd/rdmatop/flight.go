@@ -21,6 +21,7 @@ import (
 type flightFlags struct {
 	dir                          string
 	keep, before, after, cooldwn time.Duration
+	silence                      time.Duration
 	keepPackets, maxDisk         int64
 	severity                     string
 }
@@ -35,6 +36,7 @@ func (f *flightFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxDisk, "max-disk", flight.DefaultMaxDisk, "flight recorder: bytes of incidents kept in DIR, oldest removed first (0: no bound)")
 	fl.DurationVar(&f.cooldwn, "cooldown", flight.DefaultCooldown, "flight recorder: at most one incident per this long")
 	fl.StringVar(&f.severity, "trigger-severity", "critical", "flight recorder: a finding at or above this severity (info, warning, critical) is a trigger")
+	fl.DurationVar(&f.silence, "trigger-silence", flight.DefaultSilence, "flight recorder: a port without RDMA traffic this long while its QPs stay in RTS is a trigger (0: off)")
 	cmd.MarkFlagDirname("flight-recorder") //nolint:errcheck // the flag exists
 }
 
@@ -50,7 +52,7 @@ func (f *flightFlags) open(hf *hostFlags, wf *wireFlags, log io.Writer) (*flight
 	}
 	h, opt := recordingHeader(hf, wf)
 	r, err := flight.New(flight.Options{Dir: f.dir, Keep: f.keep, KeepPackets: f.keepPackets, Before: f.before, After: f.after,
-		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: sev, Header: h, Pcapng: opt,
+		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: sev, Silence: f.silence, Header: h, Pcapng: opt,
 		Log: func(s string) { fmt.Fprintln(log, "rdmatop: "+s) }})
 	if err != nil {
 		return nil, usageError{err}
