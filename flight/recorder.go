@@ -3,6 +3,7 @@ package flight
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +63,8 @@ type Stats struct {
 	// MemBytes is what the memory holds (packets and deflated ticks);
 	// DiskBytes what the directory's incidents take.
 	MemBytes, DiskBytes int64
+	// Writing: an incident is being written now.
+	Writing bool
 }
 
 // New returns a recorder writing to opt.Dir, which must be a writable
@@ -321,6 +324,7 @@ func (r *Recorder) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.stats
+	s.Writing = r.cur != nil
 	s.Incidents, s.Suppressed = map[string]uint64{}, map[string]uint64{}
 	for k, v := range r.stats.Incidents {
 		s.Incidents[k] = v
@@ -340,4 +344,26 @@ func Severity(s string) (rules.Severity, error) {
 		return "", fmt.Errorf("--trigger-severity %q: info, warning or critical", s)
 	}
 	return v, nil
+}
+
+// State is the recorder's state in a few words, for the screen's header:
+// "flight: writing", or how many incidents it wrote and how many it could
+// not.
+func (r *Recorder) State() string {
+	s := r.Stats()
+	if s.Writing {
+		return "flight: writing an incident"
+	}
+	var n uint64
+	for _, v := range s.Incidents {
+		n += v
+	}
+	out := "flight: " + strconv.FormatUint(n, 10) + " incident"
+	if n != 1 {
+		out += "s"
+	}
+	if s.Failures > 0 {
+		out += ", " + strconv.FormatUint(s.Failures, 10) + " failed"
+	}
+	return out
 }

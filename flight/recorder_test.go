@@ -525,3 +525,25 @@ func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 		t.Errorf("stats %+v, want two traffic-stopped incidents", st)
 	}
 }
+
+// The screen's header words: incidents written, one being written.
+func TestState(t *testing.T) {
+	r, _, _ := newTestRecorder(t, nil)
+	if s := r.State(); s != "flight: 0 incidents" {
+		t.Errorf("%q", s)
+	}
+	fd := &feed{r: r, frames: realFrames(t), ppt: 1}
+	for i := range 12 {
+		var fr func(*monitor.Frame)
+		if i == 5 {
+			fr = linkFlap
+		}
+		fd.second(t, i, fr)
+		if i == 6 && r.State() != "flight: writing an incident" {
+			t.Errorf("second 6: %q", r.State())
+		}
+	}
+	if s := r.State(); s != "flight: 1 incident" {
+		t.Errorf("%q", s)
+	}
+}

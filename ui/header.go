@@ -72,6 +72,9 @@ func (m Model) header() []string {
 	if m.paused {
 		marks.WriteString("  [PAUSED]")
 	}
+	if m.flight != "" {
+		marks.WriteString("  [" + termtext.Sanitize(m.flight) + "]")
+	}
 	if m.done {
 		marks.WriteString("  [END]")
 	}

@@ -44,6 +44,22 @@ func TestReplayHeaderKeepsPositionAt80(t *testing.T) {
 	}
 }
 
+// A live screen with a flight recorder says what it did in the header, at
+// 80 columns too, sanitised like every string from outside the model.
+func TestHeaderShowsTheFlightRecorder(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode = monitor.ModeLive
+	m := send(sized(New(Options{NoColor: true, Mode: monitor.ModeLive}), 80, 24), FrameMsg{f})
+	if l1 := strings.Split(m.Render(), "\n")[0]; strings.Contains(l1, "flight") {
+		t.Errorf("without a recorder: %q", l1)
+	}
+	m = send(m, FlightMsg{State: "flight: 1 incident\x1b[2J"})
+	l1 := strings.Split(m.Render(), "\n")[0]
+	if !strings.Contains(l1, "[flight: 1 incident") || strings.Contains(l1, "\x1b") {
+		t.Errorf("header at 80 columns: %q", l1)
+	}
+}
+
 // What a cause explains is counted per kind of object, each object once:
 // a rule on a port's counters and on a flow of the capture is "on 1 port
 // and 1 flow", not "on 2 ports".

@@ -50,6 +50,10 @@ type Options struct {
 // FrameMsg delivers a frame to the model.
 type FrameMsg struct{ Frame monitor.Frame }
 
+// FlightMsg says what the flight recorder did (rdmatop --flight-recorder):
+// shown beside LIVE in the header; empty without one.
+type FlightMsg struct{ State string }
+
 // LoadingMsg reports progress while the caller reads a large file before
 // the first frame: shown as a progress bar until a frame arrives.
 type LoadingMsg struct {
@@ -117,6 +121,7 @@ type Model struct {
 	frames   int            // frames received
 	paused   bool
 	done     bool
+	flight   string // the flight recorder's state (FlightMsg)
 	interval time.Duration
 	speed    float64
 
@@ -208,6 +213,9 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
+		return m, nil
+	case FlightMsg:
+		m.flight = msg.State
 		return m, nil
 	case FrameMsg:
 		m.frames++

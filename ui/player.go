@@ -44,6 +44,11 @@ type PlayerOptions struct {
 
 	Timeline *monitor.Timeline
 	Label    string // what the replay reads, for its progress bar
+
+	// Flight, live with a flight recorder, says what it did ("flight: 1
+	// incident"); read with each Frame in the command that waits for it,
+	// never in Update or View.
+	Flight func() string
 }
 
 // NewPlayer returns a player drawing with m.
@@ -67,9 +72,10 @@ type (
 		res *monitor.Result
 	}
 	liveMsg struct {
-		f   monitor.Frame
-		ok  bool
-		err error
+		f      monitor.Frame
+		ok     bool
+		err    error
+		flight string
 	}
 	playMsg     struct{ gen int }
 	progressMsg struct{}
@@ -92,10 +98,14 @@ func (p *Player) Init() tea.Cmd {
 }
 
 func (p *Player) waitLive() tea.Cmd {
-	l, ctx := p.opts.Latest, p.opts.Ctx
+	l, ctx, flight := p.opts.Latest, p.opts.Ctx, p.opts.Flight
 	return func() tea.Msg {
 		f, ok, err := l.Next(ctx)
-		return liveMsg{f, ok, err}
+		m := liveMsg{f: f, ok: ok, err: err}
+		if flight != nil {
+			m.flight = flight()
+		}
+		return m
 	}
 }
 
@@ -154,7 +164,11 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return p, p.forward(SourceDoneMsg{Err: m.err})
 		}
-		return p, tea.Batch(p.forward(FrameMsg{Frame: m.f}), p.waitLive())
+		cmds := []tea.Cmd{p.forward(FrameMsg{Frame: m.f}), p.waitLive()}
+		if p.opts.Flight != nil {
+			cmds = append([]tea.Cmd{p.forward(FlightMsg{State: m.flight})}, cmds...)
+		}
+		return p, tea.Batch(cmds...)
 	case frameAtMsg:
 		p.inflight = false
 		if m.err != nil && errors.Is(m.err, context.Canceled) {

@@ -90,8 +90,12 @@ func runLiveTUI(cmd *cobra.Command, h *hostFlags, w *wireFlags, ff *flightFlags,
 	if fr != nil {
 		stopSignal = triggerOnSignal(fr)
 	}
-	p := ui.NewPlayer(m, ui.PlayerOptions{Ctx: ctx, Latest: latest, Interval: h.interval,
-		SetInterval: func(d time.Duration) time.Duration { r.SetInterval(d); return r.Interval() }})
+	po := ui.PlayerOptions{Ctx: ctx, Latest: latest, Interval: h.interval,
+		SetInterval: func(d time.Duration) time.Duration { r.SetInterval(d); return r.Interval() }}
+	if fr != nil {
+		po.Flight = fr.State
+	}
+	p := ui.NewPlayer(m, po)
 	err = runScreen(ctx, p)
 	cancel()
 	<-done // the run stopped: its capture is closed, no goroutine left
