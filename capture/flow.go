@@ -56,8 +56,13 @@ type Flow struct {
 	ackSeen    bool
 	lastACKID  uint16
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
-	lastCredits  int
-	hasCredits   bool
+	lastCredits int
+	hasCredits  bool
+	// dscpData: dscp is of a packet other than a CNP. A notification
+	// point sends CNPs with the flow's key, on the class the fabric gives
+	// CNPs (DSCP 48 by NVIDIA's default): they do not say which class the
+	// flow's own packets ride.
+	dscpData     bool
 	sportChanges uint32
 	ecn          ECNCounts
 	dscp         uint8

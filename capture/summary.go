@@ -200,7 +200,10 @@ type FlowSummary struct {
 	CNPsCarried         uint64    `json:"cnps_carried" expr:"cnps_carried"`
 	ECNCE               uint64    `json:"ecn_ce" expr:"ecn_ce"`
 	ECN                 ECNCounts `json:"ecn" expr:"ecn"`
-	DSCP                uint8     `json:"dscp" expr:"dscp"`
+	// DSCP is that of the flow's latest packet other than a CNP (of its
+	// CNPs when it carries nothing else): the class its requests or
+	// responses ride.
+	DSCP uint8 `json:"dscp" expr:"dscp"`
 	// UDPSrcPort is the UDP source port of the flow's latest packet
 	// (RoCEv2; absent, 0, for RoCE v1: RFC 768 has 0 for "no port"), its
 	// ECMP entropy: between two hosts it is the only field of the 5-tuple

@@ -252,7 +252,11 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		f.sport = d.SrcPort
 	}
 	f.countOpcode(op)
-	f.dscp = d.DSCP
+	if !op.IsCNP() {
+		f.dscp, f.dscpData = d.DSCP, true
+	} else if !f.dscpData {
+		f.dscp = d.DSCP
+	}
 	if d.VLAN {
 		f.vlan, f.vlanID, f.pcp = true, d.VLANID, d.PCP
 	}

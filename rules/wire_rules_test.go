@@ -19,6 +19,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -30,6 +32,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/alias"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -45,6 +48,7 @@ var wireRuleIDs = []string{
 	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "remote-access-error",
 	"nak-invalid-request", "nak-remote-operational-error", "icrc-errors", "ecn-not-capable",
 	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state", "late-acks", "packet-duplication",
+	"qos-direction-mismatch",
 }
 
 // wLevelFor are the waits of the conditions that describe a level over an
@@ -954,6 +958,97 @@ func TestRoCEMTUNeedsAnMTU(t *testing.T) {
 			if st.Rule == "roce-mtu-too-small" && st.State != c.state {
 				t.Errorf("%s: %s (%s), want %s", c.name, st.State, st.Detail, c.state)
 			}
+		}
+	}
+}
+
+// qos-direction-mismatch on the lab's capture of a connection whose
+// client set --tclass=96 and whose server set nothing (testdata/lab/qos):
+// the requests ride DSCP 24, the ACKs DSCP 0, as Wireshark's dissection
+// (its oracle CSV) says too. It fires once, on the request flow. On the
+// other captures of testdata it does not: Wireshark sees DSCP 0 in both
+// directions of each, except ConnectX-4 Lx's CNPs alone on 48.
+func TestQoSDirectionMismatch(t *testing.T) {
+	p := wirePack(t)
+	const lab = wtd + "lab/qos/tclass.pcap"
+	dscp := map[string]map[string]bool{} // by src, from the oracle
+	b, err := os.ReadFile(lab + ".oracle.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		c := strings.Split(l, ",")
+		if dscp[c[6]] == nil {
+			dscp[c[6]] = map[string]bool{}
+		}
+		dscp[c[6]][c[8]] = true
+	}
+	if len(dscp[wRxeA]) != 1 || !dscp[wRxeA]["24"] || len(dscp[wRxeB]) != 1 || !dscp[wRxeB]["0"] {
+		t.Fatalf("the oracle: DSCPs by sender %v", dscp)
+	}
+	res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: wAnalyze(t, lab)})
+	if got := wFired(res.Findings)["qos-direction-mismatch"]; !slices.Equal(got, wFlows(wRxeA, 0x11)) {
+		t.Errorf("fired on %v, want the request flow %v", got, wFlows(wRxeA, 0x11))
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "qos-direction-mismatch" && !strings.Contains(f.Evidence, "DSCP 24") {
+			t.Errorf("evidence %q", f.Evidence)
+		}
+	}
+	var others []string
+	for _, g := range []string{wtd + "rxe/pcap/*.pcap", wtd + "pcaps/*.pcap*", wtd + "wiretruth/*/*.pcap.gz", wtd + "lab/live-capture/*.pcap*"} {
+		m, _ := filepath.Glob(g)
+		others = append(others, m...)
+	}
+	n := 0
+	for _, f := range others {
+		if strings.HasSuffix(f, ".csv") || strings.HasSuffix(f, ".md") {
+			continue
+		}
+		s, err := capture.AnalyzeFile(f, capture.Config{})
+		if err != nil {
+			continue // damaged on purpose: other tests say how
+		}
+		n++
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: s})
+		if got := wFired(res.Findings)["qos-direction-mismatch"]; len(got) > 0 {
+			t.Errorf("%s: fired on %v", f, got)
+		}
+	}
+	if n < 10 {
+		t.Fatalf("only %d other captures", n)
+	}
+
+	// CNPs come on the class the fabric gives them (DSCP 48), with the key
+	// of the responder's ACKs: they do not make that direction another
+	// class. A connection on DSCP 26 both ways, its ACKs interleaved with
+	// CNPs, is one class.
+	path := filepath.Join(t.TempDir(), "cnps.pcap")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := scenario.NewCapture(out, 0)
+	conn := cp.Open(scenario.Conn{
+		A:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, IP: netip.MustParseAddr("10.0.0.1"), QPN: 0x11, PSN: 100},
+		B:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, IP: netip.MustParseAddr("10.0.0.2"), QPN: 0x22, PSN: 900},
+		DSCP: 26, ECN: scenario.ECT0})
+	for range 12 {
+		conn.Ack(conn.Write(1024))
+		conn.CNP() // the direction's last packet is a CNP
+	}
+	if err := cp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	s := wAnalyze(t, path)
+	res = wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: s})
+	if got := wFired(res.Findings)["qos-direction-mismatch"]; len(got) > 0 {
+		t.Errorf("ACKs and CNPs on one key: fired on %v", got)
+	}
+	for _, fl := range s.Flows {
+		if fl.DSCP != 26 {
+			t.Errorf("flow %s -> %s: DSCP %d, want its packets' 26 (its CNPs ride 48)", fl.Src, fl.Dst, fl.DSCP)
 		}
 	}
 }
