@@ -159,6 +159,9 @@ func (r *Recorder) WriteTick(t *bundle.Tick) error {
 func (r *Recorder) Observe(f *monitor.Frame) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return
+	}
 	// Warm-up Frames are not judged: their findings (none) say nothing.
 	judged := len(f.Rules) > 0
 	ts := judge(f, r.opt.Severity, r.active, judged, judged && !r.primed)
@@ -174,7 +177,7 @@ func (r *Recorder) Observe(f *monitor.Frame) {
 		}
 	}
 	for _, t := range ts {
-		r.pending = append(r.pending, pending{t, r.findings})
+		r.queue(pending{t, r.findings})
 	}
 }
 
@@ -184,7 +187,21 @@ func (r *Recorder) Trigger(detail string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	// Before the first tick the time is zero: act gives it the tick's.
-	r.pending = append(r.pending, pending{Trigger{Kind: TriggerManual, Time: r.now, Detail: detail}, r.findings})
+	r.queue(pending{Trigger{Kind: TriggerManual, Time: r.now, Detail: detail}, r.findings})
+}
+
+// maxPending bounds the triggers waiting for a tick (a run whose ticks
+// stopped coming, a signal sent in a loop): the first ones say it, the
+// rest are counted as suppressed.
+const maxPending = 256
+
+// queue adds a trigger for the next tick to act on; mu is held.
+func (r *Recorder) queue(p pending) {
+	if len(r.pending) >= maxPending {
+		r.stats.Suppressed[p.Kind]++
+		return
+	}
+	r.pending = append(r.pending, p)
 }
 
 // act starts an incident for the first pending trigger past the cooldown,

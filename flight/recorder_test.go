@@ -547,3 +547,20 @@ func TestState(t *testing.T) {
 		t.Errorf("%q", s)
 	}
 }
+
+// Triggers waiting for a tick are bounded (a signal sent in a loop while
+// no tick comes): the first maxPending are kept, the rest counted.
+func TestPendingTriggersBounded(t *testing.T) {
+	r, _, _ := newTestRecorder(t, nil)
+	for range maxPending + 44 {
+		r.Trigger("loop")
+	}
+	if err := r.WriteTick(&bundle.Tick{Time: t0, Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	st := r.Stats()
+	if st.Suppressed[TriggerManual] != 44 || st.Merged != maxPending-1 || st.Incidents[TriggerManual] != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
