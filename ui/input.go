@@ -1,0 +1,258 @@
+package ui
+
+import (
+	"fmt"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rdmatop/rdmatop/internal/termtext"
+	"github.com/rdmatop/rdmatop/monitor"
+)
+
+// What a key press does: the bindings of KeyMap acted on, and the moves
+// of the selection, the views, the filter and the detail panel.
+
+func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	km := m.keys
+	if k.String() == "ctrl+c" {
+		return m, tea.Quit
+	}
+	if m.filtering {
+		switch k.String() {
+		case "enter":
+			m.filtering = false
+			m.input.Blur()
+			return m, nil
+		case "esc":
+			m.filtering = false
+			m.input.Blur()
+			m.input.SetValue("")
+			m.applyFilter("")
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.input, cmd = m.input.Update(k)
+		m.applyFilter(m.input.Value())
+		return m, cmd
+	}
+	switch {
+	case key.Matches(k, km.Quit):
+		return m, tea.Quit
+	case key.Matches(k, km.Help):
+		m.showHelp = !m.showHelp
+		return m, nil
+	case key.Matches(k, km.Back):
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+		case m.pktFlow != 0:
+			m.pktFlow = 0
+		case m.detail != nil:
+			m.detail = nil
+		case m.filterOf() != "":
+			m.input.SetValue("")
+			m.applyFilter("")
+		case m.focusStrip && m.view != ViewOverview:
+			m.focusStrip = false
+		}
+		return m, nil
+	}
+	if m.pktFlow != 0 && !m.showHelp {
+		switch {
+		case key.Matches(k, km.Down):
+			m.pktOff = min(m.pktOff+1, max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
+		case key.Matches(k, km.Up):
+			m.pktOff = max(0, m.pktOff-1)
+		case key.Matches(k, km.PageDown):
+			m.pktOff = min(m.pktOff+m.packetRows(), max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
+		case key.Matches(k, km.PageUp):
+			m.pktOff = max(0, m.pktOff-m.packetRows())
+		}
+		return m, nil
+	}
+	if m.detail != nil || m.showHelp {
+		switch {
+		case key.Matches(k, km.Down):
+			m.detailOff++
+		case key.Matches(k, km.Up):
+			if m.detailOff > 0 {
+				m.detailOff--
+			}
+		}
+		return m, nil
+	}
+	views := []key.Binding{km.View1, km.View2, km.View3, km.View4, km.View5, km.View6}
+	for i, b := range views {
+		if key.Matches(k, b) {
+			m.setView(i)
+			return m, nil
+		}
+	}
+	replay := m.opts.Mode != monitor.ModeLive
+	switch {
+	case key.Matches(k, km.NextView):
+		m.setView((m.view + 1) % numViews)
+	case key.Matches(k, km.PrevView):
+		m.setView((m.view + numViews - 1) % numViews)
+	case key.Matches(k, km.Findings):
+		m.focusStrip = !m.focusStrip
+	case key.Matches(k, km.Up):
+		m.move(-1)
+	case key.Matches(k, km.Down):
+		m.move(1)
+	case key.Matches(k, km.PageUp):
+		m.move(-m.bodyHeight())
+	case key.Matches(k, km.PageDown):
+		m.move(m.bodyHeight())
+	case key.Matches(k, km.Enter):
+		m.openDetail()
+	case key.Matches(k, km.Sort):
+		if t := m.tables[m.view]; t != nil {
+			t.SortCol++
+			if t.SortCol >= len(t.Cols) {
+				t.SortCol = -1
+			}
+			t.refresh()
+		}
+	case key.Matches(k, km.SortOrder):
+		if t := m.tables[m.view]; t != nil {
+			if t.SortCol < 0 {
+				t.SortCol = 0
+			}
+			t.Desc = !t.Desc
+			t.refresh()
+		}
+	case key.Matches(k, km.Filter):
+		if m.tables[m.view] != nil {
+			m.filtering = true
+			m.input.SetValue(m.filterOf())
+			return m, m.input.Focus()
+		}
+	case key.Matches(k, km.Pause):
+		m.paused = !m.paused
+		if !m.paused && m.pending != nil {
+			m.setFrame(m.pending)
+			m.pending = nil
+		}
+		return m, emit(PauseMsg{Paused: m.paused})
+	case key.Matches(k, km.Slower):
+		return m, emit(IntervalMsg{Step: 1})
+	case key.Matches(k, km.Faster):
+		return m, emit(IntervalMsg{Step: -1})
+	case m.view == ViewEvents && key.Matches(k, km.Severity):
+		m.evSev = (m.evSev + 1) % len(evSevNames)
+		t := m.tables[ViewEvents]
+		t.Cursor, t.Offset = 0, 0
+		m.eventRows()
+	case key.Matches(k, km.PrevPort):
+		m.selectPort(-1)
+	case key.Matches(k, km.NextPort):
+		m.selectPort(1)
+	case replay && key.Matches(k, km.StepBack):
+		return m, emit(StepMsg{Delta: -1})
+	case replay && key.Matches(k, km.StepForward):
+		return m, emit(StepMsg{Delta: 1})
+	case replay && key.Matches(k, km.SpeedDown):
+		return m, emit(SpeedMsg{Step: -1})
+	case replay && key.Matches(k, km.SpeedUp):
+		return m, emit(SpeedMsg{Step: 1})
+	case replay && key.Matches(k, km.Start):
+		return m, emit(SeekMsg{End: false})
+	case replay && key.Matches(k, km.End):
+		return m, emit(SeekMsg{End: true})
+	case replay && key.Matches(k, km.Began):
+		if m.findingSel < len(m.active) && !m.active[m.findingSel].FirstSeen.IsZero() {
+			return m, emit(SeekTimeMsg{Time: m.active[m.findingSel].FirstSeen})
+		}
+	}
+	return m, nil
+}
+
+func (m *Model) setView(v int) {
+	m.view = v
+	m.focusStrip = v == ViewOverview
+	m.cfgOff = 0
+}
+
+func (m *Model) filterOf() string {
+	if t := m.tables[m.view]; t != nil {
+		return t.Filter
+	}
+	return ""
+}
+
+func (m *Model) applyFilter(f string) {
+	if t := m.tables[m.view]; t != nil {
+		t.Filter = f
+		t.Cursor, t.Offset = 0, 0
+		t.refresh()
+	}
+}
+
+func (m *Model) move(d int) {
+	if m.focusStrip {
+		m.findingSel += d
+		if m.findingSel >= len(m.active) {
+			m.findingSel = len(m.active) - 1
+		}
+		if m.findingSel < 0 {
+			m.findingSel = 0
+		}
+		return
+	}
+	if t := m.tables[m.view]; t != nil {
+		t.Cursor += d
+		t.clamp(m.tableHeight())
+		return
+	}
+	if m.view == ViewConfig {
+		m.cfgOff += d
+		if m.cfgOff > len(m.configOf)-1 {
+			m.cfgOff = len(m.configOf) - 1
+		}
+		if m.cfgOff < 0 {
+			m.cfgOff = 0
+		}
+	}
+}
+
+func (m *Model) selectPort(d int) {
+	if m.frame == nil || m.frame.Snapshot == nil || len(m.frame.Snapshot.Ports) == 0 {
+		return
+	}
+	n := len(m.frame.Snapshot.Ports)
+	m.port = (m.port + d + n) % n
+	m.buildCounters()
+}
+
+func (m *Model) openDetail() {
+	m.detailOff = 0
+	if m.focusStrip {
+		if m.findingSel < len(m.active) {
+			f := m.active[m.findingSel]
+			m.detailTitle = "Finding: " + termtext.Sanitize(f.Title)
+			m.detail = findingDetail(f)
+		}
+		return
+	}
+	t := m.tables[m.view]
+	if t == nil {
+		return
+	}
+	r := t.selected()
+	if r == nil {
+		return
+	}
+	if m.view == ViewFlows {
+		m.openPackets(r)
+		return
+	}
+	m.detailTitle = viewNames[m.view] + " row"
+	m.detail = nil
+	for i, c := range t.Cols {
+		if i < len(r.Cells) {
+			m.detail = append(m.detail, fmt.Sprintf("%-14s %s", c.Title, r.Cells[i]))
+		}
+	}
+}
