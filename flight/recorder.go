@@ -12,7 +12,6 @@ import (
 
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
-	"github.com/rdmatop/rdmatop/rules"
 )
 
 // Recorder is the flight recorder. A live run writes to it as to a
@@ -353,15 +352,6 @@ func (r *Recorder) Stats() Stats {
 }
 
 var _ monitor.Recorder = (*Recorder)(nil)
-
-// Severity parses --trigger-severity.
-func Severity(s string) (rules.Severity, error) {
-	v := rules.Severity(s)
-	if v.Rank() == 0 {
-		return "", fmt.Errorf("--trigger-severity %q: info, warning or critical", s)
-	}
-	return v, nil
-}
 
 // State is the recorder's state in a few words, for the screen's header:
 // "flight: writing", or how many incidents it wrote and how many it could

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/flight"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/sampler"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // flightFlags are the flight recorder's (serve and the screen).
@@ -46,13 +47,9 @@ func (f *flightFlags) open(hf *hostFlags, wf *wireFlags, log io.Writer) (*flight
 	if f.dir == "" {
 		return nil, nil
 	}
-	sev, err := flight.Severity(f.severity)
-	if err != nil {
-		return nil, usageError{err}
-	}
 	h, opt := recordingHeader(hf, wf)
 	r, err := flight.New(flight.Options{Dir: f.dir, Keep: f.keep, KeepPackets: f.keepPackets, Before: f.before, After: f.after,
-		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: sev, Silence: f.silence, Header: h, Pcapng: opt,
+		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: rules.Severity(f.severity), Silence: f.silence, Header: h, Pcapng: opt,
 		Log: func(s string) { fmt.Fprintln(log, "rdmatop: "+s) }})
 	if err != nil {
 		return nil, usageError{err}
