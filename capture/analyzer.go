@@ -347,6 +347,13 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 			v := t.lastNAKPSN
 			fs.LastNAKPSN = &v
 		}
+		if t.cnpsCarried > 0 {
+			d, e, p := t.cnpDSCP, t.cnpECN, t.cnpPCP
+			fs.CNPDSCP, fs.CNPECN = &d, &e
+			if t.cnpTagged {
+				fs.CNPPCP = &p
+			}
+		}
 	}
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last

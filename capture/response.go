@@ -321,8 +321,10 @@ func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ipID uint16, 
 
 // cnp credits a congestion notification to the flow it throttles: the
 // flow in the other direction that the CNP's destination QP sends.
-func (t *Tracker) cnp(f *Flow, ts int64, pkt uint64) {
-	f.troubled().cnpsCarried++
+func (t *Tracker) cnp(f *Flow, d *Decoded, ts int64, pkt uint64) {
+	ft := f.troubled()
+	ft.cnpsCarried++
+	ft.cnpDSCP, ft.cnpECN, ft.cnpPCP, ft.cnpTagged = d.DSCP, d.ECN, d.PCP, d.VLAN
 	target := f.peer
 	if target == nil {
 		if cands := t.pairs.get(pairKey{f.key.dst, f.key.src}); len(cands) == 1 {

@@ -202,7 +202,7 @@ type FlowSummary struct {
 	ECN                 ECNCounts `json:"ecn" expr:"ecn"`
 	// DSCP is that of the flow's latest packet other than a CNP (of its
 	// CNPs when it carries nothing else): the class its requests or
-	// responses ride.
+	// responses ride. VLAN and PCP are of the same packet.
 	DSCP uint8 `json:"dscp" expr:"dscp"`
 	// UDPSrcPort is the UDP source port of the flow's latest packet
 	// (RoCEv2; absent, 0, for RoCE v1: RFC 768 has 0 for "no port"), its
@@ -210,15 +210,25 @@ type FlowSummary struct {
 	// that differs from QP to QP. UDPSrcPortChanges counts the packets
 	// that came with another port than the one before. (Beside DSCP: in
 	// what was its padding, the summary of 65,536 flows is no larger.)
-	UDPSrcPort        uint16        `json:"udp_sport,omitempty" expr:"udp_sport"`
-	UDPSrcPortChanges uint32        `json:"udp_sport_changes,omitempty" expr:"udp_sport_changes"`
-	VLAN              *uint16       `json:"vlan,omitempty" expr:"vlan"`
-	PCP               *uint8        `json:"pcp,omitempty" expr:"pcp"`
-	ICRCErrors        uint64        `json:"icrc_errors" expr:"icrc_errors"`
-	ICRCUnverifiable  uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
-	RTTus             RTT           `json:"rtt_us" expr:"rtt_us"`
-	Opcodes           []OpcodeCount `json:"opcodes" expr:"opcodes"`
-	Troubled          bool          `json:"troubled" expr:"troubled"`
+	UDPSrcPort        uint16  `json:"udp_sport,omitempty" expr:"udp_sport"`
+	UDPSrcPortChanges uint32  `json:"udp_sport_changes,omitempty" expr:"udp_sport_changes"`
+	VLAN              *uint16 `json:"vlan,omitempty" expr:"vlan"`
+	PCP               *uint8  `json:"pcp,omitempty" expr:"pcp"`
+	// CNPDSCP and CNPPCP are the class of the latest CNP with the flow's
+	// key (CNPsCarried > 0; PCP only when tagged): the notification point
+	// picks it apart from the data's class (DSCP, PCP), which CNPs do not
+	// change.
+	CNPDSCP *uint8 `json:"cnp_dscp,omitempty" expr:"cnp_dscp"`
+	// CNPECN is the ECN codepoint of the latest CNP (0 Not-ECT, 2 ECT(0)):
+	// a NIC sends its CNPs with one, so ECN less CNPsCarried at it is
+	// the codepoints of the flow's own packets.
+	CNPECN           *uint8        `json:"cnp_ecn,omitempty" expr:"cnp_ecn"`
+	CNPPCP           *uint8        `json:"cnp_pcp,omitempty" expr:"cnp_pcp"`
+	ICRCErrors       uint64        `json:"icrc_errors" expr:"icrc_errors"`
+	ICRCUnverifiable uint64        `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
+	RTTus            RTT           `json:"rtt_us" expr:"rtt_us"`
+	Opcodes          []OpcodeCount `json:"opcodes" expr:"opcodes"`
+	Troubled         bool          `json:"troubled" expr:"troubled"`
 }
 
 // Anomaly is one notable event, with the packet that showed it.

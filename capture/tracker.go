@@ -252,13 +252,10 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		f.sport = d.SrcPort
 	}
 	f.countOpcode(op)
-	if !op.IsCNP() {
-		f.dscp, f.dscpData = d.DSCP, true
-	} else if !f.dscpData {
-		f.dscp = d.DSCP
-	}
-	if d.VLAN {
-		f.vlan, f.vlanID, f.pcp = true, d.VLANID, d.PCP
+	// The flow's class is its data's; CNPs keep theirs apart (cnp).
+	if !op.IsCNP() || !f.dscpData {
+		f.dscp, f.dscpData = d.DSCP, !op.IsCNP()
+		f.vlan, f.vlanID, f.pcp = d.VLAN, d.VLANID, d.PCP
 	}
 	switch d.ECN {
 	case 0:
@@ -297,7 +294,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	tr := op.Transport()
 	switch {
 	case op.IsCNP():
-		t.cnp(f, ts, pkt)
+		t.cnp(f, d, ts, pkt)
 	case !op.Valid():
 		// Reserved or vendor opcode: counted, not interpreted.
 	case op.IsRequest():

@@ -48,7 +48,14 @@ type flowTrouble struct {
 	timerWait  int64
 	lastNAKPSN uint32
 	hasNAK     bool
-	resend     resendState // of the flow's requests
+	// The class of the latest CNP with this flow's key: the DSCP, its ECN
+	// codepoint, and the PCP when tagged. A notification point picks it (mlx5: ecn/roce_np
+	// cnp_dscp, cnp_802p_prio), apart from the class of the data it
+	// throttles; here because CNPs are trouble, and a flow without any
+	// has no CNP class.
+	cnpDSCP, cnpPCP, cnpECN uint8
+	cnpTagged               bool
+	resend                  resendState // of the flow's requests
 }
 
 // resendState is what a requester's resends, and the NAKs sent to it,

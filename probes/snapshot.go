@@ -200,6 +200,9 @@ type DCBConfig struct {
 	Trust      string      `json:"trust,omitempty" expr:"trust"`   // "dscp" when DSCP app entries exist, else "pcp"
 	DSCPToPrio map[int]int `json:"dscp_to_prio,omitempty" expr:"dscp_to_prio"`
 	PrioToTC   []int       `json:"prio_tc,omitempty" expr:"prio_tc"`
+	// TCTSA is each traffic class's transmission selection by name
+	// (strict, ets, cb_shaper, vendor), when ETS was reported.
+	TCTSA []string `json:"tc_tsa,omitempty" expr:"tc_tsa"`
 }
 
 // ECNConfig is the congestion-control setting of a netdev or device where

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 )
 
 // Frame is what the rules look at: a host snapshot, a capture analysis, or
@@ -58,6 +59,14 @@ type Env struct {
 	AnyRateFunc func(...any) any `expr:"AnyRate"`
 	KnownFunc   func(...any) any `expr:"known"`
 	NeedFunc    func(...any) any `expr:"need"`
+	// The QoS functions (qosenv.go).
+	PriorityFunc    func(...any) any `expr:"Priority"`
+	PFCFunc         func(...any) any `expr:"PFC"`
+	TSAFunc         func(...any) any `expr:"TSA"`
+	NPFunc          func(...any) any `expr:"NP"`
+	RPFunc          func(...any) any `expr:"RP"`
+	ECNInUseFunc    func(...any) any `expr:"ECNInUse"`
+	CNPPriorityFunc func(...any) any `expr:"CNPPriority"`
 
 	counters *counterSet
 	// unknown says that known() found data missing in this evaluation:
@@ -83,6 +92,8 @@ func newEnv() *Env {
 		}
 		return best
 	}
+	e.PriorityFunc, e.PFCFunc, e.TSAFunc = e.Priority, e.PFC, e.TSA
+	e.NPFunc, e.RPFunc, e.ECNInUseFunc, e.CNPPriorityFunc = e.NP, e.RP, e.ECNInUse, e.CNPPriority
 	// known(x, ...) and need(cond) say what data a condition needs: false,
 	// and the condition cannot be evaluated on this object, when a value
 	// is absent (nil) or the condition is not met. They stand where a
@@ -239,6 +250,8 @@ type HostEnv struct {
 	Live        bool    `expr:"live"`
 	HasSnapshot bool    `expr:"has_snapshot"`
 	QPs         int     `expr:"qps"`
+	// qos is Config's QoS settings per netdev, for the QoS functions.
+	qos qos.Host
 }
 
 // WireEnv is the capture analysis as a whole (of the frame's interval in

@@ -159,6 +159,11 @@ var templateFuncs = template.FuncMap{
 				return "n/a"
 			}
 			return strconv.Itoa(*x)
+		case *uint8:
+			if x == nil {
+				return "n/a"
+			}
+			return strconv.Itoa(int(*x))
 		}
 		return fmt.Sprint(v)
 	},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 )
 
 func hostEnv(f Frame) HostEnv {
@@ -18,6 +19,7 @@ func hostEnv(f Frame) HostEnv {
 	h.HasSnapshot = true
 	h.IntervalSec = s.Interval
 	h.Config = &s.Config
+	h.qos = qos.HostOf(&s.Config)
 	for _, st := range s.Status {
 		h.Sources[st.Source] = string(st.State)
 		if st.State == probes.StatePermissionDenied {

@@ -1,6 +1,7 @@
 package saved
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ func (l *loader) mlnxQos(sec *section, in *Input) bool {
 	var prios []int
 	tc := -1
 	prioTC := make([]int, 8)
+	tsa := make([]string, 8)
 	for i := range prioTC {
 		prioTC[i] = -1
 	}
@@ -61,9 +63,13 @@ func (l *loader) mlnxQos(sec *section, in *Input) bool {
 				}
 			}
 		case strings.HasPrefix(t, "tc:"):
+			// tc: 0 ratelimit: unlimited, tsa: vendor
 			f := strings.Fields(t)
 			if len(f) > 1 {
 				tc, _ = strconv.Atoi(f[1])
+			}
+			if i := slices.Index(f, "tsa:"); i >= 0 && i+1 < len(f) && tc >= 0 && tc < 8 {
+				tsa[tc] = f[i+1]
 			}
 		case strings.HasPrefix(t, "priority:") && tc >= 0:
 			for _, f := range strings.Fields(strings.TrimPrefix(t, "priority:")) {
@@ -85,6 +91,9 @@ func (l *loader) mlnxQos(sec *section, in *Input) bool {
 	}
 	if complete {
 		cfg.PrioToTC = prioTC
+	}
+	if !slices.Contains(tsa, "") {
+		cfg.TCTSA = tsa
 	}
 	if nd == "" {
 		in.ignore("no `mlnx_qos -i NETDEV` line: the settings are not tied to a netdev")

@@ -179,6 +179,10 @@ func TestRealMlnxQos(t *testing.T) {
 	if want := []int{1, 0, 2, 3, 4, 5, 6, 7}; !slices.Equal(c.PrioToTC, want) {
 		t.Errorf("prio→tc %v, want %v", c.PrioToTC, want)
 	}
+	// Every tc line says "tsa: vendor" (mlx5's default: one group).
+	if want := slices.Repeat([]string{"vendor"}, 8); !slices.Equal(c.TCTSA, want) {
+		t.Errorf("tsa %v, want %v", c.TCTSA, want)
+	}
 	in := input(t, res, "mlnx_qos_trust_dscp_pfc3_att_netarbiter.txt")
 	if len(in.Ignored) == 0 {
 		t.Errorf("the trace's other commands (cma_roce_tos, sysctl) should be reported as not read: %+v", in)

@@ -275,7 +275,8 @@ func TestDeriveTrust(t *testing.T) {
 func TestSnapshot(t *testing.T) {
 	s := mlx5Like().Snapshot()
 	want := probes.DCBConfig{Netdev: "enp59s0f0np0", PFCEnabled: []int{3}, Trust: "dscp",
-		DSCPToPrio: map[int]int{26: 3, 48: 6}, PrioToTC: []int{0, 1, 2, 3, 4, 5, 6, 7}}
+		DSCPToPrio: map[int]int{26: 3, 48: 6}, PrioToTC: []int{0, 1, 2, 3, 4, 5, 6, 7},
+		TCTSA: []string{"ets", "ets", "ets", "ets", "ets", "ets", "strict", "ets"}}
 	if !reflect.DeepEqual(s, want) {
 		t.Errorf("%+v", s)
 	}

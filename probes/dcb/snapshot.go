@@ -25,6 +25,7 @@ func (c Config) Snapshot() probes.DCBConfig {
 		for p, tc := range c.ETS.PrioTC {
 			s.PrioToTC[p] = int(tc)
 		}
+		s.TCTSA = c.ETS.TSA
 	}
 	return s
 }
