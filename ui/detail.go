@@ -5,8 +5,11 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -69,7 +72,7 @@ func objects(o map[string]string) string {
 func configLines(f *monitor.Frame) []string {
 	s := f.Snapshot
 	if s == nil {
-		return []string{"no host configuration in this run (a capture alone has none)"}
+		return append([]string{"no host configuration in this run (a capture alone has none)", ""}, qosLines(nil, f.Wire)...)
 	}
 	var l []string
 	// Verdicts: what the configuration rules say about this host.
@@ -116,40 +119,8 @@ func configLines(f *monitor.Frame) []string {
 		l = append(l, "  "+fit(termtext.Sanitize(g.Device)+"/"+strconv.Itoa(g.Port)+" ["+strconv.Itoa(g.Index)+"]", 16)+
 			fit(termtext.Sanitize(g.GID), 40)+" "+fit(termtext.Sanitize(g.Type), 11)+" "+termtext.Sanitize(g.Netdev))
 	}
-	l = append(l, "", "PFC / TRUST / DSCP (DCB)")
-	if len(s.Config.DCB) == 0 {
-		l = append(l, "  unknown (DCB netlink gave nothing)")
-	}
-	for _, d := range s.Config.DCB {
-		en := map[int]bool{}
-		for _, p := range d.PFCEnabled {
-			en[p] = true
-		}
-		var b strings.Builder
-		for p := 0; p < 8; p++ {
-			if en[p] {
-				b.WriteString(" " + strconv.Itoa(p) + ":on ")
-			} else {
-				b.WriteString(" " + strconv.Itoa(p) + ":off")
-			}
-		}
-		l = append(l, "  "+termtext.Sanitize(d.Netdev)+"  PFC"+b.String()+"  trust "+orDash(termtext.Sanitize(d.Trust)))
-		if len(d.PrioToTC) > 0 {
-			l = append(l, "    prio→tc "+ints(d.PrioToTC))
-		}
-		if len(d.DSCPToPrio) > 0 {
-			ks := make([]int, 0, len(d.DSCPToPrio))
-			for k := range d.DSCPToPrio {
-				ks = append(ks, k)
-			}
-			sort.Ints(ks)
-			var mb strings.Builder
-			for _, k := range ks {
-				mb.WriteString(" " + strconv.Itoa(k) + "→" + strconv.Itoa(d.DSCPToPrio[k]))
-			}
-			l = append(l, "    dscp→prio"+mb.String())
-		}
-	}
+	l = append(l, "")
+	l = append(l, qosLines(&s.Config, f.Wire)...)
 	l = append(l, "", "ECN / DCQCN")
 	if len(s.Config.ECN) == 0 {
 		l = append(l, "  unknown (no ecn/ or cc_params on this host)")
@@ -214,4 +185,18 @@ var configRules = map[string]bool{
 	"ecn-marked-no-cnp": true, "cnp-ignored": true, "dcqcn-misconfigured": true, "ecn-not-capable": true,
 	"memory-registration-risk": true, "roce-v1-gid-routed": true, "tcp-on-roce-priority": true,
 	"ib-port-not-active": true, "running-unprivileged": true,
+	"qos-direction-mismatch": true, "qos-direction-unprotected": true, "cnp-data-same-class": true,
+	"cnp-class-not-strict": true, "ecn-disabled-roce-prio": true,
+}
+
+// qosLines is the QoS table (qos.Table): the host's settings per
+// priority beside the classes the captured traffic rides.
+func qosLines(cfg *probes.Config, wire *capture.Summary) []string {
+	t := qos.TableOf(cfg, wire)
+	if t.Empty() {
+		return []string{"QOS", "  unknown (no DCB or ECN settings, no captured traffic)"}
+	}
+	var b strings.Builder
+	t.Write(&b)
+	return append([]string{"QOS (settings per priority; the classes the captured traffic rides)"}, strings.Split(strings.TrimRight(b.String(), "\n"), "\n")...)
 }

@@ -228,6 +228,9 @@ func printCheck(cmd *cobra.Command, res checkResult, asJSON bool) error {
 		}
 	} else {
 		writeFindings(cmd.OutOrStdout(), res)
+		if res.Host != nil {
+			writeQoS(cmd.OutOrStdout(), &res.Host.Config, nil)
+		}
 	}
 	if rules.AtLeastWarning(res.Findings) {
 		return exitCode(exitFindings)

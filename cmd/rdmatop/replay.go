@@ -11,6 +11,7 @@ import (
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -186,6 +187,7 @@ func printCaptureReport(w io.Writer, res monitor.Result) error {
 	if err := capture.WriteReport(w, res.Wire, capture.ReportOptions{}); err != nil {
 		return err
 	}
+	writeQoS(w, nil, res.Wire)
 	if len(res.Findings) > 0 {
 		fmt.Fprintln(w, "\nfindings")
 		writeFindings(w, checkResult{Findings: res.Findings})
@@ -312,6 +314,22 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 		fmt.Fprintln(w, "\ncapture")
 		capture.WriteReport(w, res.Wire, capture.ReportOptions{MaxFlows: 20, MaxAnomalies: 20}) //nolint:errcheck // w's errors show on the next write
 	}
+	var cfg *probes.Config
+	if b.last != nil {
+		cfg = &b.last.Config
+	}
+	writeQoS(w, cfg, res.Wire)
 	fmt.Fprintln(w, "\nfindings")
 	writeFindings(w, checkResult{Findings: res.Findings, Rules: res.Rules})
+}
+
+// writeQoS prints the QoS table (qos.Table) of a host's settings (nil:
+// none) and a capture (nil: none), when either has something to show.
+func writeQoS(w io.Writer, cfg *probes.Config, wire *capture.Summary) {
+	t := qos.TableOf(cfg, wire)
+	if t.Empty() {
+		return
+	}
+	fmt.Fprintln(w, "\nqos (this host's settings per priority, and the classes the captured RoCE traffic rides)")
+	t.Write(w)
 }

@@ -1,0 +1,172 @@
+package qos
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/probes"
+)
+
+// Roles of a class on the wire: what the flows riding it carry.
+const (
+	RoleRequests      = "requests"       // a requester's send queue
+	RoleReadResponses = "read responses" // a responder's READ data
+	RoleACKs          = "acks"           // a responder's ACKs and NAKs only
+	RoleCNPs          = "cnps"           // congestion notifications
+)
+
+// Class is the traffic of one role on one class, summed over the flows
+// that ride it, and what this host gives that class.
+type Class struct {
+	Role string `json:"role"`
+	DSCP uint8  `json:"dscp"`
+	// PCP is the 802.1Q priority when the packets were tagged.
+	PCP     *uint8 `json:"pcp,omitempty"`
+	Flows   int    `json:"flows"`
+	Packets uint64 `json:"packets"`
+	// ECN counts the codepoints of the flows' packets other than CNPs
+	// (dataECN). Nil for RoleCNPs.
+	ECN *capture.ECNCounts `json:"ecn,omitempty"`
+	// What this host gives the class (nil: it cannot tell, see Host).
+	Priority *int  `json:"priority,omitempty"`
+	PFC      *bool `json:"pfc,omitempty"`
+	NP       *bool `json:"np,omitempty"`
+	RP       *bool `json:"rp,omitempty"`
+}
+
+// Table is a host's QoS settings per netdev beside the classes the
+// captured traffic rides. Either side may be empty: a capture alone has
+// no settings, a host without a capture no classes.
+type Table struct {
+	Netdevs []Netdev `json:"netdevs"`
+	Classes []Class  `json:"classes"`
+}
+
+// Empty reports whether the table has nothing to show.
+func (t Table) Empty() bool { return len(t.Netdevs) == 0 && len(t.Classes) == 0 }
+
+// TableOf builds the table from a host's configuration (nil: none) and
+// a capture's flows (nil: none). One pass over the flows, one map entry
+// per class.
+func TableOf(c *probes.Config, w *capture.Summary) Table {
+	h := HostOf(c)
+	t := Table{Netdevs: h.Netdevs}
+	if w == nil {
+		return t
+	}
+	type key struct {
+		role string
+		dscp uint8
+		pcp  int16 // -1: untagged
+	}
+	at := map[key]int{}
+	add := func(role string, dscp uint8, pcp *uint8, packets uint64, ecn *capture.ECNCounts) {
+		k := key{role: role, dscp: dscp, pcp: -1}
+		if pcp != nil {
+			k.pcp = int16(*pcp)
+		}
+		i, ok := at[k]
+		if !ok {
+			i = len(t.Classes)
+			at[k] = i
+			cl := Class{Role: role, DSCP: dscp}
+			if pcp != nil {
+				v := *pcp
+				cl.PCP = &v
+			}
+			if role != RoleCNPs {
+				cl.ECN = &capture.ECNCounts{}
+			}
+			t.Classes = append(t.Classes, cl)
+		}
+		cl := &t.Classes[i]
+		cl.Flows++
+		cl.Packets += packets
+		if ecn != nil {
+			cl.ECN.NotECT += ecn.NotECT
+			cl.ECN.ECT0 += ecn.ECT0
+			cl.ECN.ECT1 += ecn.ECT1
+			cl.ECN.CE += ecn.CE
+		}
+	}
+	for i := range w.Flows {
+		f := &w.Flows[i]
+		if data := f.Packets - f.CNPsCarried; data > 0 {
+			ecn := dataECN(f)
+			add(roleOf(f), f.DSCP, f.PCP, data, &ecn)
+		}
+		if f.CNPsCarried > 0 && f.CNPDSCP != nil {
+			add(RoleCNPs, *f.CNPDSCP, f.CNPPCP, f.CNPsCarried, nil)
+		}
+	}
+	for i := range t.Classes {
+		cl := &t.Classes[i]
+		p, ok := Agree(h, "", func(n *Netdev) (int, bool) { return n.Priority(cl.DSCP, cl.PCP) })
+		if !ok {
+			continue
+		}
+		cl.Priority = &p
+		cl.PFC = boolOf(Agree(h, "", func(n *Netdev) (bool, bool) { return n.PFCOn(p) }))
+		cl.NP = boolOf(Agree(h, "", func(n *Netdev) (bool, bool) { return n.NPOn(p) }))
+		cl.RP = boolOf(Agree(h, "", func(n *Netdev) (bool, bool) { return n.RPOn(p) }))
+	}
+	slices.SortFunc(t.Classes, func(a, b Class) int {
+		return cmp.Or(cmp.Compare(roleRank(a.Role), roleRank(b.Role)), cmp.Compare(a.DSCP, b.DSCP),
+			cmp.Compare(pcpOr(a.PCP), pcpOr(b.PCP)))
+	})
+	return t
+}
+
+// roleOf is what a flow carries: requests, else READ responses beyond
+// its ACKs, else ACKs.
+func roleOf(f *capture.FlowSummary) string {
+	switch {
+	case f.Requests > 0:
+		return RoleRequests
+	case f.Responses > f.ACKs:
+		return RoleReadResponses
+	}
+	return RoleACKs
+}
+
+func roleRank(r string) int {
+	return slices.Index([]string{RoleRequests, RoleReadResponses, RoleACKs, RoleCNPs}, r)
+}
+
+func pcpOr(p *uint8) int {
+	if p == nil {
+		return -1
+	}
+	return int(*p)
+}
+
+func boolOf(v, ok bool) *bool {
+	if !ok {
+		return nil
+	}
+	return &v
+}
+
+// dataECN is the codepoints of a flow's packets other than its CNPs: a
+// flow counts them together, and a NIC sends its CNPs with one codepoint
+// (the latest CNP's, CNPECN).
+func dataECN(f *capture.FlowSummary) capture.ECNCounts {
+	e := f.ECN
+	if f.CNPsCarried == 0 || f.CNPECN == nil {
+		return e
+	}
+	n := f.CNPsCarried
+	sub := func(c *uint64) { *c -= min(*c, n) }
+	switch *f.CNPECN {
+	case 0:
+		sub(&e.NotECT)
+	case 1:
+		sub(&e.ECT1)
+	case 2:
+		sub(&e.ECT0)
+	case 3:
+		sub(&e.CE)
+	}
+	return e
+}
