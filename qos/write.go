@@ -17,7 +17,7 @@ import (
 // them. "?" is a setting the host did not report.
 func (t Table) Write(w io.Writer) {
 	if len(t.Netdevs) == 0 {
-		fmt.Fprintln(w, "  host settings: none read (no DCB or ECN settings in this input): the priorities below are unknown")
+		fmt.Fprintln(w, "  host settings: none read (no DCB or ECN settings): priorities unknown")
 	}
 	for i := range t.Netdevs {
 		n := &t.Netdevs[i]
@@ -38,7 +38,8 @@ func (t Table) Write(w io.Writer) {
 	if len(t.Classes) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "  classes on the wire           flows   packets  ECN                      priority  pfc  dcqcn np/rp")
+	// What the host gives a class first: a narrow screen cuts the right.
+	fmt.Fprintln(w, "  on the wire                   prio  pfc  np/rp    packets  flows  ECN")
 	for _, c := range t.Classes {
 		cls := "DSCP " + strconv.Itoa(int(c.DSCP))
 		if c.PCP != nil {
@@ -48,8 +49,8 @@ func (t Table) Write(w io.Writer) {
 		if c.Priority != nil {
 			prio = strconv.Itoa(*c.Priority)
 		}
-		fmt.Fprintf(w, "    %-14s %-13s %5d %9d  %-23s  %-8s  %-3s  %s\n", c.Role, cls, c.Flows, c.Packets, ecnMix(c.ECN), prio,
-			onOffPtr(c.PFC), onOffPtr(c.NP)+"/"+onOffPtr(c.RP))
+		fmt.Fprintf(w, "    %-14s %-13s %-4s  %-3s  %-7s %8d  %5d  %s\n", c.Role, cls, prio, onOffPtr(c.PFC),
+			onOffPtr(c.NP)+"/"+onOffPtr(c.RP), c.Packets, c.Flows, ecnMix(c.ECN))
 	}
 }
 
