@@ -19,8 +19,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +30,6 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
-	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/alias"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -1023,25 +1020,7 @@ func TestQoSDirectionMismatch(t *testing.T) {
 	// of the responder's ACKs: they do not make that direction another
 	// class. A connection on DSCP 26 both ways, its ACKs interleaved with
 	// CNPs, is one class.
-	path := filepath.Join(t.TempDir(), "cnps.pcap")
-	out, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cp := scenario.NewCapture(out, 0)
-	conn := cp.Open(scenario.Conn{
-		A:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, IP: netip.MustParseAddr("10.0.0.1"), QPN: 0x11, PSN: 100},
-		B:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, IP: netip.MustParseAddr("10.0.0.2"), QPN: 0x22, PSN: 900},
-		DSCP: 26, ECN: scenario.ECT0})
-	for range 12 {
-		conn.Ack(conn.Write(1024))
-		conn.CNP() // the direction's last packet is a CNP
-	}
-	if err := cp.Close(); err != nil {
-		t.Fatal(err)
-	}
-	out.Close()
-	s := wAnalyze(t, path)
+	s := cnpCapture(t, 26) // ACKs interleaved with CNPs (qos_rules_test.go)
 	res = wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: s})
 	if got := wFired(res.Findings)["qos-direction-mismatch"]; len(got) > 0 {
 		t.Errorf("ACKs and CNPs on one key: fired on %v", got)
