@@ -20,19 +20,28 @@ type PathSummary struct {
 	// MaxQPBytes is the busiest QP's bytes: against Bytes/QPs, how
 	// unevenly the QPs share the path's traffic.
 	MaxQPBytes uint64 `json:"max_qp_bytes" expr:"max_qp_bytes"`
+	// MaxPortBytes is the bytes of the busiest UDP source port (the
+	// busiest 5-tuple): ECMP places a 5-tuple on one link, so however
+	// wide the fabric, one link carries at least this share of the
+	// path's traffic.
+	MaxPortBytes uint64 `json:"max_port_bytes" expr:"max_port_bytes"`
 }
 
 // Paths sums flows up per source and destination host, the busiest path
 // first. RoCE v1 flows have no UDP header and are left out. It runs at
 // the end of a replay, when 65,536 flow summaries are at the heap's peak:
-// one integer key per flow (its path's number and its port), sorted to
-// count each path's ports, and no set of ports per path.
+// one integer key and byte count per flow (its path's number and its
+// port), sorted to count each path's ports and their bytes, and no set
+// of ports per path.
 func Paths(flows []FlowSummary) []PathSummary {
 	type pair struct{ src, dst string }
+	// tuple is one flow's path number << 16 | UDP source port, and its
+	// bytes: sorted, each run is one 5-tuple.
+	type tuple struct{ key, bytes uint64 }
 	v2 := EncapRoCEv2.String()
 	num := map[pair]uint64{}
 	var out []PathSummary
-	keys := make([]uint64, 0, len(flows)) // path number << 16 | UDP source port
+	tuples := make([]tuple, 0, len(flows))
 	for i := range flows {
 		f := &flows[i]
 		if f.Encap != v2 {
@@ -49,13 +58,18 @@ func Paths(flows []FlowSummary) []PathSummary {
 		p.QPs++
 		p.Bytes += f.Bytes
 		p.MaxQPBytes = max(p.MaxQPBytes, f.Bytes)
-		keys = append(keys, n<<16|uint64(f.UDPSrcPort))
+		tuples = append(tuples, tuple{n<<16 | uint64(f.UDPSrcPort), f.Bytes})
 	}
-	slices.Sort(keys)
-	for i, k := range keys {
-		if i == 0 || k != keys[i-1] {
-			out[k>>16].UDPSrcPorts++
+	slices.SortFunc(tuples, func(a, b tuple) int { return cmp.Compare(a.key, b.key) })
+	for i := 0; i < len(tuples); {
+		j, sum := i, uint64(0)
+		for ; j < len(tuples) && tuples[j].key == tuples[i].key; j++ {
+			sum += tuples[j].bytes
 		}
+		p := &out[tuples[i].key>>16]
+		p.UDPSrcPorts++
+		p.MaxPortBytes = max(p.MaxPortBytes, sum)
+		i = j
 	}
 	slices.SortStableFunc(out, func(x, y PathSummary) int {
 		return cmp.Or(cmp.Compare(y.Bytes, x.Bytes), cmp.Compare(x.Src, y.Src), cmp.Compare(x.Dst, y.Dst))

@@ -223,14 +223,15 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 	}
 	fmt.Fprintf(w, "\npaths (%d host pairs, RoCEv2; the busiest first)\n", len(paths))
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "src -> dst\tQPs\tUDP ports\tbytes\tbusiest QP\t")
+	fmt.Fprintln(tw, "src -> dst\tQPs\tUDP ports\tbytes\tbusiest QP\tbusiest 5-tuple\t")
 	few := 0
 	for i, p := range paths {
 		if p.UDPSrcPorts <= fewPorts {
 			few++
 		}
 		if i < most {
-			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%.0f%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes, 100*float64(p.MaxQPBytes)/float64(max(p.Bytes, 1)))
+			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
+				100*float64(p.MaxQPBytes)/float64(max(p.Bytes, 1)), 100*float64(p.MaxPortBytes)/float64(max(p.Bytes, 1)))
 		}
 	}
 	tw.Flush()

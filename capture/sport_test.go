@@ -185,9 +185,13 @@ func TestPathsMatchWireshark(t *testing.T) {
 				continue
 			}
 			checked++
-			if p.QPs != len(w.qps) || p.UDPSrcPorts != len(w.ports) || p.Bytes != w.bytes {
-				t.Errorf("%s: %s → %s: %d QPs, %d ports, %d bytes; Wireshark %d, %d, %d", filepath.Base(f), p.Src, p.Dst,
-					p.QPs, p.UDPSrcPorts, p.Bytes, len(w.qps), len(w.ports), w.bytes)
+			busiest := uint64(0)
+			for _, b := range w.ports {
+				busiest = max(busiest, b)
+			}
+			if p.QPs != len(w.qps) || p.UDPSrcPorts != len(w.ports) || p.Bytes != w.bytes || p.MaxPortBytes != busiest {
+				t.Errorf("%s: %s → %s: %d QPs, %d ports, %d bytes, busiest port %d; Wireshark %d, %d, %d, %d", filepath.Base(f), p.Src, p.Dst,
+					p.QPs, p.UDPSrcPorts, p.Bytes, p.MaxPortBytes, len(w.qps), len(w.ports), w.bytes, busiest)
 			}
 		}
 	}

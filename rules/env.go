@@ -277,6 +277,35 @@ type WireEnv struct {
 	// Interface is the network interface the capture is on (live, or a
 	// recording's -i), "" for a capture file.
 	Interface string `expr:"interface"`
+	// Paths is the whole capture's traffic per host pair (capture.Paths);
+	// nil for an interval, whose summary has none (computing it every
+	// tick would cost every replay a sort of its flows).
+	Paths []capture.PathSummary `expr:"paths"`
+}
+
+// FewTuples lists the paths that ride at most ports UDP source ports at
+// gbps or more over the capture, the busiest first: ECMP places each of
+// their 5-tuples on one link (see low-flow-entropy). Conditions and
+// evidence call it with the rule's params.
+func (w *WireEnv) FewTuples(ports, gbps float64) []capture.PathSummary {
+	var out []capture.PathSummary
+	if w == nil || w.DurationSec <= 0 {
+		return nil
+	}
+	for _, p := range w.Paths {
+		if float64(p.UDPSrcPorts) <= ports && w.Gbps(p) >= gbps {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Gbps is a path's average rate over the time the analysis covers.
+func (w *WireEnv) Gbps(p capture.PathSummary) float64 {
+	if w == nil || w.DurationSec <= 0 {
+		return 0
+	}
+	return float64(p.Bytes) * 8 / 1e9 / w.DurationSec
 }
 
 // Rate returns the per-second rate of the scope port's counter name

@@ -80,7 +80,7 @@ func wireEnv(f Frame) *WireEnv {
 	}
 	env := &WireEnv{Totals: w.Totals, RoCEPackets: w.RoCEPackets, RoCEv1Packets: w.RoCEv1Packets, Packets: w.Packets,
 		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets, KernelDrops: u64(w.KernelDrops),
-		RoCEPacketsSoFar: w.RoCEPacketsSoFar, Interface: w.Interface}
+		RoCEPacketsSoFar: w.RoCEPacketsSoFar, Interface: w.Interface, Paths: w.Paths}
 	return env
 }
 

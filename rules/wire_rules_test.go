@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -45,7 +46,7 @@ var wireRuleIDs = []string{
 	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "remote-access-error",
 	"nak-invalid-request", "nak-remote-operational-error", "icrc-errors", "ecn-not-capable",
 	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state", "late-acks", "packet-duplication",
-	"qos-direction-mismatch",
+	"qos-direction-mismatch", "low-flow-entropy",
 }
 
 // wLevelFor are the waits of the conditions that describe a level over an
@@ -356,7 +357,10 @@ func TestWireRulesOnCaptures(t *testing.T) {
 	for _, c := range wCaptureCases {
 		t.Run(c.file, func(t *testing.T) {
 			res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: wAnalyze(t, wtd+c.file)})
-			wExpect(t, c.file+" ("+c.why+")", res.Findings, c.want, c.ignore...)
+			// low-flow-entropy is a property of a capture's rates and
+			// ports, not of a fault: TestLowFlowEntropyMatchesWireshark
+			// checks it on every capture against Wireshark's counts.
+			wExpect(t, c.file+" ("+c.why+")", res.Findings, c.want, append(c.ignore, "low-flow-entropy")...)
 			for _, f := range res.Findings {
 				if isWireRule(f.Rule) && strings.Contains(f.Evidence, "evidence unavailable") {
 					t.Errorf("%s: %s", f.Rule, f.Evidence)
@@ -1030,4 +1034,73 @@ func TestQoSDirectionMismatch(t *testing.T) {
 			t.Errorf("flow %s -> %s: DSCP %d, want its packets' 26 (its CNPs ride 48)", fl.Src, fl.Dst, fl.DSCP)
 		}
 	}
+}
+
+// TestLowFlowEntropyMatchesWireshark: on every capture with a Wireshark
+// oracle, the rule fires exactly where the oracle's own count says a
+// host pair carries at least min_gbps over the capture's time on at most
+// max_udp_sports UDP source ports.
+func TestLowFlowEntropyMatchesWireshark(t *testing.T) {
+	p := wirePack(t)
+	r := p.Rule("low-flow-entropy")
+	maxPorts, minGbps := r.Params["max_udp_sports"], r.Params["min_gbps"]
+	var files []string
+	for _, g := range []string{wtd + "pcaps/*.pcap*", wtd + "lab/*/*.pcap*", wtd + "scenarios/*.pcap", wtd + "rxe/pcap/*.pcap"} {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	fired, checked := 0, 0
+	for _, f := range files {
+		if strings.HasSuffix(f, ".csv") || strings.HasSuffix(f, ".md") {
+			continue
+		}
+		b, err := os.ReadFile(f + ".oracle.csv")
+		if err != nil {
+			continue
+		}
+		type pair struct{ src, dst string }
+		ports := map[pair]map[string]bool{}
+		bytes := map[pair]float64{}
+		first, last := math.Inf(1), math.Inf(-1)
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		for _, l := range lines[1:] {
+			c := strings.Split(l, ",")
+			ts, _ := strconv.ParseFloat(c[1], 64)
+			first, last = min(first, ts), max(last, ts)
+			if c[3] != "rocev2" || c[10] == "" {
+				continue
+			}
+			n, _ := strconv.ParseFloat(c[2], 64)
+			k := pair{c[6], c[7]}
+			if ports[k] == nil {
+				ports[k] = map[string]bool{}
+			}
+			ports[k][c[10]] = true
+			bytes[k] += n
+		}
+		s, err := capture.AnalyzeFile(f, capture.Config{})
+		if err != nil || s.FlowsEvicted > 0 || s.RoCEv2Packets == 0 {
+			continue // damaged on purpose, or paths of the flows the table kept
+		}
+		want := false
+		if d := last - first; d > 0 {
+			for k, ps := range ports {
+				want = want || float64(len(ps)) <= maxPorts && bytes[k]*8/1e9/d >= minGbps
+			}
+		}
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: s})
+		got := len(wFired(res.Findings)["low-flow-entropy"]) > 0
+		checked++
+		if got != want {
+			t.Errorf("%s: fired %v, Wireshark's counts say %v (capture %.6f s, oracle %.6f s)", f, got, want, s.DurationSec, last-first)
+		}
+		if got {
+			fired++
+			t.Logf("fires on %s", f)
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d captures with an oracle", checked)
+	}
+	t.Logf("%d captures, the rule fires on %d", checked, fired)
 }
