@@ -208,12 +208,12 @@ func nakBreakdown(n NAKCounts) string {
 	return strings.Join(p, ", ")
 }
 
-// fewPorts is the UDP source port count at or below which a path is
+// FewUDPPorts is the UDP source port count at or below which a path is
 // pointed out: a host pair whose traffic rides one or two 5-tuples can use
 // at most one or two of the fabric's equal-cost paths, whatever the
 // fabric offers (ECMP hashes the 5-tuple; between two hosts only the UDP
-// source port varies).
-const fewPorts = 2
+// source port varies). The rule low-flow-entropy has it as a param.
+const FewUDPPorts = 2
 
 // writePaths prints the host pairs' ECMP entropy, the busiest first, and
 // points out those riding few 5-tuples.
@@ -226,7 +226,7 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 	fmt.Fprintln(tw, "src -> dst\tQPs\tUDP ports\tbytes\tbusiest QP\tbusiest 5-tuple\t")
 	few := 0
 	for i, p := range paths {
-		if p.UDPSrcPorts <= fewPorts {
+		if p.UDPSrcPorts <= FewUDPPorts {
 			few++
 		}
 		if i < most {
@@ -241,6 +241,6 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 	if few > 0 {
 		fmt.Fprintf(w, "  %d of %d paths ride at most %d UDP source ports: ECMP can spread each over at most that many of the fabric's\n"+
 			"  equal-cost paths. More QPs per peer (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS) give more 5-tuples.\n",
-			few, len(paths), fewPorts)
+			few, len(paths), FewUDPPorts)
 	}
 }

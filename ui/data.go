@@ -116,6 +116,14 @@ func (m *Model) setFrame(f *monitor.Frame) {
 	m.buildFlows(f)
 	m.buildCounters()
 	m.configOf = configLines(f)
+	m.pathsLine = ""
+	if f.Wire != nil {
+		paths := f.Wire.Paths
+		if paths == nil { // an interval's flows: summed here, not per replay tick
+			paths = capture.Paths(f.Wire.Flows)
+		}
+		m.pathsLine = pathsLine(paths)
+	}
 }
 
 func portKey(p *probes.Port) string { return p.Device + "/" + strconv.Itoa(p.Port) }
@@ -459,4 +467,24 @@ func srcDst(src, dst string) string {
 		return s
 	}
 	return src + "→" + dst
+}
+
+// pathsLine is the Flows view's line on ECMP entropy: how many host
+// pairs, how many of them ride few 5-tuples, and the busiest pair's
+// QPs, ports and the share of its busiest 5-tuple (capture.PathSummary).
+func pathsLine(paths []capture.PathSummary) string {
+	if len(paths) == 0 {
+		return ""
+	}
+	few := 0
+	for _, p := range paths {
+		if p.UDPSrcPorts <= capture.FewUDPPorts {
+			few++
+		}
+	}
+	b := &paths[0] // the busiest
+	share := 100 * b.MaxPortBytes / max(b.Bytes, 1)
+	return "paths " + strconv.Itoa(len(paths)) + " host pairs, " + strconv.Itoa(few) + " on ≤" + strconv.Itoa(capture.FewUDPPorts) +
+		" UDP ports · busiest " + termtext.Sanitize(b.Src) + "→" + termtext.Sanitize(b.Dst) + ": " + strconv.Itoa(b.QPs) + " QPs, " +
+		strconv.Itoa(b.UDPSrcPorts) + " ports, " + strconv.FormatUint(share, 10) + "% on one 5-tuple"
 }

@@ -99,6 +99,9 @@ type Model struct {
 
 	tables   [numViews]*table
 	configOf []string // config view lines
+	// pathsLine sums the Flows view's flows up per host pair (ECMP
+	// entropy), "" without RoCEv2 flows.
+	pathsLine string
 	cfgOff   int
 }
 

@@ -132,6 +132,10 @@ func (m Model) body(h int) []string {
 		out = append(out, m.paint(st, clip(line, m.width)))
 		h--
 	}
+	if m.view == ViewFlows && m.pathsLine != "" && h > 2 {
+		out = append(out, m.paint(m.styles.Dim, clip(m.pathsLine, m.width)))
+		h--
+	}
 	if m.view == ViewCounters {
 		if p := m.selectedPort(); p != nil {
 			out = append(out, clip("port "+termtext.Sanitize(portKey(p))+" ("+orDash(termtext.Sanitize(p.Netdev))+")  "+
