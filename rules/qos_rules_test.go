@@ -308,3 +308,52 @@ func onlyIf(cond bool, label string) []string {
 	}
 	return nil
 }
+
+// Each side tags its packets with its own QP's service level: under PCP
+// trust (or on any switch that classifies by PCP) one DSCP with two PCPs
+// is two classes. Generated: no tagged capture in testdata differs by
+// direction.
+func TestQoSDirectionMismatchPCP(t *testing.T) {
+	p := qosPack(t)
+	for _, c := range []struct {
+		pcpB  uint8
+		fires bool
+	}{{3, false}, {0, true}} {
+		path := filepath.Join(t.TempDir(), "pcp.pcap")
+		out, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp := scenario.NewCapture(out, 0)
+		pcpB := c.pcpB
+		conn := cp.Open(scenario.Conn{
+			A:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, IP: netip.MustParseAddr(wGenA), QPN: 0x11, PSN: 100},
+			B:    scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, IP: netip.MustParseAddr(wGenB), QPN: 0x22, PSN: 900},
+			DSCP: 26, ECN: scenario.ECT0, VLAN: 100, PCP: 3, PCPB: &pcpB})
+		for range 12 {
+			conn.Ack(conn.Write(1024))
+		}
+		if err := cp.Close(); err != nil {
+			t.Fatal(err)
+		}
+		out.Close()
+		s := wAnalyze(t, path)
+		// Under PCP trust with PFC on 3 the untagged-priority direction
+		// is also unprotected.
+		host := qosHost(&probes.DCBConfig{Trust: "pcp", PFCEnabled: []int{3}}, nil)
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Snapshot: host, Wire: s})
+		fired := qosFired(res.Findings, "qos-direction-mismatch", "qos-direction-unprotected")
+		want := onlyIf(c.fires, wGenA+">0x000022")
+		if !slices.Equal(fired["qos-direction-mismatch"], want) {
+			t.Errorf("B's PCP %d: qos-direction-mismatch fired on %v, want %v", c.pcpB, fired["qos-direction-mismatch"], want)
+		}
+		if want := onlyIf(c.fires, wGenB+">0x000011"); !slices.Equal(fired["qos-direction-unprotected"], want) {
+			t.Errorf("B's PCP %d: qos-direction-unprotected fired on %v, want %v", c.pcpB, fired["qos-direction-unprotected"], want)
+		}
+		for _, f := range res.Findings {
+			if f.Rule == "qos-direction-mismatch" && !strings.Contains(f.Evidence, "DSCP 26 PCP 3") {
+				t.Errorf("evidence %q", f.Evidence)
+			}
+		}
+	}
+}

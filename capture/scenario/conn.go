@@ -65,8 +65,11 @@ type Conn struct {
 	PMTU  int    // path MTU in bytes; 0 means 1024
 	VLAN  uint16 // 802.1Q VLAN id; 0 means untagged
 	PCP   uint8  // 802.1Q priority
-	DSCP  uint8
-	ECN   uint8 // ECN codepoint of every packet but CNPs (which are Not-ECT)
+	// PCPB, when set, is the priority of B's packets: each side tags
+	// with its own QP's service level.
+	PCPB *uint8
+	DSCP uint8
+	ECN  uint8 // ECN codepoint of every packet but CNPs (which are Not-ECT)
 
 	cp     *Capture
 	ab, ba path
@@ -93,6 +96,9 @@ func (cp *Capture) Open(c Conn) *Conn {
 	c.fates = nil
 	c.ab = c.path(c.A, c.B)
 	c.ba = c.path(c.B, c.A)
+	if c.PCPB != nil {
+		c.ba.pcp = *c.PCPB
+	}
 	return &c
 }
 
