@@ -2,6 +2,7 @@ package qos
 
 import (
 	"cmp"
+	"net/netip"
 	"slices"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -20,6 +21,9 @@ const (
 // that ride it, and what this host gives that class.
 type Class struct {
 	Role string `json:"role"`
+	// Dir is "sent" or "received" when the host's GIDs name one end of
+	// the flows ("" without GIDs, or a capture of other hosts' traffic).
+	Dir  string `json:"dir,omitempty"`
 	DSCP uint8  `json:"dscp"`
 	// PCP is the 802.1Q priority when the packets were tagged.
 	PCP     *uint8 `json:"pcp,omitempty"`
@@ -56,13 +60,15 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 		return t
 	}
 	type key struct {
-		role string
-		dscp uint8
-		pcp  int16 // -1: untagged
+		role, dir string
+		dscp      uint8
+		pcp       int16 // -1: untagged
 	}
 	at := map[key]int{}
+	local := localAddrs(c)
+	var dir string
 	add := func(role string, dscp uint8, pcp *uint8, packets uint64, ecn *capture.ECNCounts) {
-		k := key{role: role, dscp: dscp, pcp: -1}
+		k := key{role: role, dir: dir, dscp: dscp, pcp: -1}
 		if pcp != nil {
 			k.pcp = int16(*pcp)
 		}
@@ -70,7 +76,7 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 		if !ok {
 			i = len(t.Classes)
 			at[k] = i
-			cl := Class{Role: role, DSCP: dscp}
+			cl := Class{Role: role, Dir: dir, DSCP: dscp}
 			if pcp != nil {
 				v := *pcp
 				cl.PCP = &v
@@ -92,6 +98,7 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 	}
 	for i := range w.Flows {
 		f := &w.Flows[i]
+		dir = direction(local, f)
 		if data := f.Packets - f.CNPsCarried; data > 0 {
 			ecn := dataECN(f)
 			add(roleOf(f), f.DSCP, f.PCP, data, &ecn)
@@ -112,7 +119,7 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 		cl.RP = boolOf(Agree(h, "", func(n *Netdev) (bool, bool) { return n.RPOn(p) }))
 	}
 	slices.SortFunc(t.Classes, func(a, b Class) int {
-		return cmp.Or(cmp.Compare(roleRank(a.Role), roleRank(b.Role)), cmp.Compare(a.DSCP, b.DSCP),
+		return cmp.Or(cmp.Compare(dirRank(a.Dir), dirRank(b.Dir)), cmp.Compare(roleRank(a.Role), roleRank(b.Role)), cmp.Compare(a.DSCP, b.DSCP),
 			cmp.Compare(pcpOr(a.PCP), pcpOr(b.PCP)))
 	})
 	return t
@@ -133,6 +140,8 @@ func roleOf(f *capture.FlowSummary) string {
 func roleRank(r string) int {
 	return slices.Index([]string{RoleRequests, RoleReadResponses, RoleACKs, RoleCNPs}, r)
 }
+
+func dirRank(d string) int { return slices.Index([]string{"sent", "received", ""}, d) }
 
 func pcpOr(p *uint8) int {
 	if p == nil {
@@ -169,4 +178,34 @@ func dataECN(f *capture.FlowSummary) capture.ECNCounts {
 		sub(&e.CE)
 	}
 	return e
+}
+
+// localAddrs is the host's addresses from its GID table (IPv4 GIDs
+// unmapped, as flows name them), nil without GIDs.
+func localAddrs(c *probes.Config) map[netip.Addr]bool {
+	if c == nil || len(c.GIDs) == 0 {
+		return nil
+	}
+	m := map[netip.Addr]bool{}
+	for _, g := range c.GIDs {
+		if a, err := netip.ParseAddr(g.GID); err == nil {
+			m[a.Unmap()] = true
+		}
+	}
+	return m
+}
+
+// direction is "sent" when the flow leaves one of the host's addresses,
+// "received" when it arrives at one, "" otherwise.
+func direction(local map[netip.Addr]bool, f *capture.FlowSummary) string {
+	if local == nil {
+		return ""
+	}
+	if a, err := netip.ParseAddr(f.Src); err == nil && local[a.Unmap()] {
+		return "sent"
+	}
+	if a, err := netip.ParseAddr(f.Dst); err == nil && local[a.Unmap()] {
+		return "received"
+	}
+	return ""
 }

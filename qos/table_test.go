@@ -37,10 +37,17 @@ func TestTableOfLab(t *testing.T) {
 	}
 	var b strings.Builder
 	tb.Write(&b)
-	for _, want := range []string{"eth0: trust dscp; PFC on 3", "requests       DSCP 0", "Not-ECT 100%", "acks           DSCP 26", "ECT(0) 100%"} {
+	for _, want := range []string{"eth0: trust dscp; PFC on 3", "requests                DSCP 0", "Not-ECT 100%", "acks                    DSCP 26", "ECT(0) 100%"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
+	}
+	// The host's GIDs say which way each class goes: the recording is
+	// rxe0's (192.168.77.1), the requester's.
+	cfg.GIDs = []probes.GID{{Device: "rxe0", Port: 1, Index: 1, GID: "::ffff:192.168.77.1"}}
+	tb = TableOf(cfg, w)
+	if tb.Classes[0].Dir != "sent" || tb.Classes[0].Role != RoleRequests || tb.Classes[1].Dir != "received" {
+		t.Errorf("directions %+v", tb.Classes)
 	}
 	// Without settings every priority is unknown, never "off".
 	tb = TableOf(nil, w)

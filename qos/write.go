@@ -39,7 +39,7 @@ func (t Table) Write(w io.Writer) {
 		return
 	}
 	// What the host gives a class first: a narrow screen cuts the right.
-	fmt.Fprintln(w, "  on the wire                   prio  pfc  np/rp    packets  flows  ECN")
+	fmt.Fprintln(w, "  on the wire                            prio  pfc  np/rp    packets  flows  ECN")
 	for _, c := range t.Classes {
 		cls := "DSCP " + strconv.Itoa(int(c.DSCP))
 		if c.PCP != nil {
@@ -49,7 +49,11 @@ func (t Table) Write(w io.Writer) {
 		if c.Priority != nil {
 			prio = strconv.Itoa(*c.Priority)
 		}
-		fmt.Fprintf(w, "    %-14s %-13s %-4s  %-3s  %-7s %8d  %5d  %s\n", c.Role, cls, prio, onOffPtr(c.PFC),
+		role := c.Role
+		if c.Dir != "" {
+			role = c.Dir + " " + role
+		}
+		fmt.Fprintf(w, "    %-23s %-13s %-4s  %-3s  %-7s %8d  %5d  %s\n", role, cls, prio, onOffPtr(c.PFC),
 			onOffPtr(c.NP)+"/"+onOffPtr(c.RP), c.Packets, c.Flows, ecnMix(c.ECN))
 	}
 }
