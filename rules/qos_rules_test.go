@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"maps"
 	"net"
 	"net/netip"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/saved"
 )
 
 // The QoS rules (pack/qos.yaml) judge the wire's classes by a host's
@@ -354,6 +356,56 @@ func TestQoSDirectionMismatchPCP(t *testing.T) {
 			if f.Rule == "qos-direction-mismatch" && !strings.Contains(f.Evidence, "DSCP 26 PCP 3") {
 				t.Errorf("evidence %q", f.Evidence)
 			}
+		}
+	}
+}
+
+// The mlx5 fixture trees (ConnectX-6 Dx, MLNX_OFED ecn/: DCQCN on
+// priority 3 of eth0, off everywhere on eth1, CNPs on DSCP 48 and
+// PCP 6) have no DCB, which is netlink: the settings come from the real
+// `mlnx_qos -i eth4` output in testdata/real (trust dscp, DSCP d to
+// priority d/8, PFC on 3, every TC vendor), given to eth0. As is, the
+// host is consistent: nothing fires. One stated change each makes one
+// rule fire.
+func TestQoSOnMLX5Fixtures(t *testing.T) {
+	p := qosPack(t)
+	_, snap := wMLX5Pair(t)
+	res, err := saved.Load([]string{wtd + "real/mlnx_qos_trust_dscp_pfc3_att_netarbiter.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := res.Snapshots[len(res.Snapshots)-1].Config.DCB[0]
+	if real.Trust != "dscp" || !slices.Equal(real.PFCEnabled, []int{3}) || real.DSCPToPrio[48] != 6 || real.DSCPToPrio[26] != 3 {
+		t.Fatalf("the real mlnx_qos reads %+v", real)
+	}
+	with := func(edit func(d *probes.DCBConfig)) *probes.Snapshot {
+		s := *snap
+		d := real
+		d.Netdev = "eth0"
+		d.DSCPToPrio = maps.Clone(real.DSCPToPrio)
+		edit(&d)
+		s.Config.DCB = []probes.DCBConfig{d}
+		return &s
+	}
+	for _, c := range []struct {
+		name string
+		edit func(d *probes.DCBConfig)
+		want map[string][]string
+	}{
+		{"as is", func(*probes.DCBConfig) {}, map[string][]string{}},
+		{"DSCP 48 mapped to 3: CNPs on the data's priority", func(d *probes.DCBConfig) { d.DSCPToPrio[48] = 3 },
+			map[string][]string{"cnp-data-same-class": {"mlx5_0/1"}}},
+		{"PFC moved to 4, DCQCN stays on 3", func(d *probes.DCBConfig) { d.PFCEnabled = []int{4} },
+			map[string][]string{"ecn-disabled-roce-prio": {"mlx5_0/1"}}},
+		{"priority 6 on an ETS class", func(d *probes.DCBConfig) {
+			d.TCTSA = slices.Clone(d.TCTSA)
+			d.TCTSA[d.PrioToTC[6]] = "ets"
+		}, map[string][]string{"cnp-class-not-strict": {"mlx5_0/1"}}},
+	} {
+		r := wEvalOnce(t, p, Frame{Time: snap.Time, Snapshot: with(c.edit)})
+		got := qosFired(r.Findings, qosRuleIDs...)
+		if !maps.EqualFunc(got, c.want, slices.Equal[[]string]) {
+			t.Errorf("%s: fired %v, want %v", c.name, got, c.want)
 		}
 	}
 }
