@@ -30,8 +30,9 @@ type Sidecar struct {
 	File     string    `json:"file"`
 	Trigger  Trigger   `json:"trigger"`  // the first
 	Triggers []Trigger `json:"triggers"` // every one it holds, in order
-	// Start and End are the window asked for: Before the first trigger to
-	// After the last (an incident that reached maxIncidentSpan ends there).
+	// Start and End are the window asked for: Before the first trigger
+	// (before what it began, Trigger.Since) to After the last (an incident
+	// that reached maxIncidentSpan ends there).
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 	// EndedEarly says why the recording stops before End, if it does.
@@ -104,7 +105,7 @@ func openIncident(o *Options, t Trigger, fs []Brief) (*incident, error) {
 		return nil, err
 	}
 	in := &incident{path: path, f: f, w: w, side: Sidecar{File: filepath.Base(path), Trigger: t, Triggers: []Trigger{t},
-		Start: t.Time.Add(-o.Before), End: t.Time.Add(o.After), Findings: slices.Clone(fs), Host: h.Host, Tool: h.Tool}}
+		Start: t.began().Add(-o.Before), End: t.Time.Add(o.After), Findings: slices.Clone(fs), Host: h.Host, Tool: h.Tool}}
 	if in.side.Findings == nil {
 		in.side.Findings = []Brief{}
 	}

@@ -53,9 +53,13 @@ const (
 	// DefaultSilence is how long a port may carry no RDMA traffic while
 	// its QPs stay in RTS. A training job's collectives run every step
 	// (seconds), but evaluation, data loading and checkpoints pause them
-	// for minutes; ten minutes is what ByteDance's ByteRobust alerts on
-	// in production ("0 RDMA traffic within 10 minutes").
-	DefaultSilence = 10 * time.Minute
+	// for minutes; ByteDance's ByteRobust alerts on "0 RDMA traffic within
+	// 10 minutes" in production. The recorder must still hold the moment
+	// traffic stopped when it judges the silence (Silence + Before ≤
+	// Keep), so with the default --keep of 10 minutes and --before of 2
+	// it waits 5: past a checkpoint's pause, and an incident too many
+	// costs a bounded file, not a page.
+	DefaultSilence = 5 * time.Minute
 )
 
 // maxIncidentSpan bounds how long one incident can grow by triggers that
@@ -73,6 +77,9 @@ func (o *Options) check() error {
 		return fmt.Errorf("flight recorder: --before %s reaches further back than --keep %s keeps", o.Before, o.Keep)
 	case o.KeepPackets < 0 || o.MaxDisk < 0 || o.Cooldown < 0 || o.Silence < 0:
 		return errors.New("flight recorder: --keep-packets, --max-disk, --cooldown and --trigger-silence cannot be negative")
+	case o.Silence > 0 && o.Silence+o.Before > o.Keep:
+		return fmt.Errorf("flight recorder: --trigger-silence %s plus --before %s reaches further back than --keep %s keeps: "+
+			"the moment traffic stopped would be gone when the silence is judged", o.Silence, o.Before, o.Keep)
 	case o.Severity.Rank() == 0:
 		return fmt.Errorf("flight recorder: --trigger-severity %q: info, warning or critical", o.Severity)
 	}

@@ -165,8 +165,8 @@ func (r *Recorder) Observe(f *monitor.Frame) {
 	judged := len(f.Rules) > 0
 	ts := judge(f, r.opt.Severity, r.active, judged, judged && !r.primed)
 	r.primed = r.primed || judged
-	if d, ok := r.quiet.judge(f); ok {
-		ts = append(ts, Trigger{Kind: TriggerSilence, Time: f.Time, Detail: d})
+	if d, since, ok := r.quiet.judge(f); ok {
+		ts = append(ts, Trigger{Kind: TriggerSilence, Time: f.Time, Detail: d, Since: since})
 	}
 	r.findings = nil // new: a pending trigger may hold the last one
 	for i := range f.Findings {

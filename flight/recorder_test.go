@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -488,7 +489,7 @@ func TestSidecarFindingsAreTheTriggersFrame(t *testing.T) {
 // its QPs stayed in RTS triggers once per silence; a port whose QPs left
 // RTS (the job ended) or whose rate is unknown does not.
 func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
-	r, _, _ := newTestRecorder(t, func(o *Options) { o.Silence, o.Cooldown = 5*time.Second, 0 })
+	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Silence, o.Cooldown = 5*time.Second, 0 })
 	rate := func(v float64) *float64 { return &v }
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * time.Second)
@@ -523,6 +524,43 @@ func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 	st := r.Stats()
 	if st.Incidents[TriggerSilence] != 2 {
 		t.Errorf("stats %+v, want two traffic-stopped incidents", st)
+	}
+	// The first incident's window reaches back --before (3 s) from the
+	// port's last traffic (4 s), not from the trigger (9 s): the moment
+	// the job stopped is in it.
+	sides, _ := filepath.Glob(filepath.Join(dir, "*"+sidecarExt))
+	if len(sides) != 2 {
+		t.Fatalf("sidecars %v", sides)
+	}
+	slices.Sort(sides)
+	var side Sidecar
+	b, err := os.ReadFile(sides[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	if !side.Trigger.Time.Equal(t0.Add(9*time.Second)) || !side.Trigger.Since.Equal(t0.Add(4*time.Second)) ||
+		!side.Start.Equal(t0.Add(1*time.Second)) {
+		t.Errorf("trigger %+v, start %s: want the trigger at 9 s, since 4 s, the window from 1 s", side.Trigger, side.Start)
+	}
+	ticks, _, _ := readIncident(t, strings.TrimSuffix(sides[0], sidecarExt)+recordingExt)
+	if len(ticks) == 0 || !ticks[0].Equal(t0.Add(1*time.Second)) {
+		t.Errorf("the recording's ticks %v, want from 1 s", ticks)
+	}
+}
+
+// --trigger-silence plus --before must fit in --keep: otherwise the
+// moment traffic stopped is gone from memory when the silence is judged.
+func TestSilenceFitsInKeep(t *testing.T) {
+	o := Options{Dir: t.TempDir(), Keep: DefaultKeep, Before: DefaultBefore, Silence: DefaultSilence, Severity: rules.Critical}
+	if err := o.check(); err != nil {
+		t.Errorf("the defaults: %v", err)
+	}
+	o.Silence = 9 * time.Minute
+	if err := o.check(); err == nil || !strings.Contains(err.Error(), "--trigger-silence 9m0s plus --before 2m0s") {
+		t.Errorf("9 m + 2 m against 10 m: %v", err)
 	}
 }
 

@@ -23,10 +23,11 @@ type portQuiet struct {
 	fired  bool      // this silence has triggered
 }
 
-// judge returns the detail of a port gone silent in f, if one has.
-func (s *silence) judge(f *monitor.Frame) (string, bool) {
+// judge returns the detail of a port gone silent in f, if one has, and
+// when it last carried traffic.
+func (s *silence) judge(f *monitor.Frame) (string, time.Time, bool) {
 	if s.after <= 0 || f.Snapshot == nil {
-		return "", false
+		return "", time.Time{}, false
 	}
 	type key struct {
 		dev  string
@@ -42,7 +43,7 @@ func (s *silence) judge(f *monitor.Frame) (string, bool) {
 		s.ports = map[string]*portQuiet{}
 	}
 	seen := map[string]bool{}
-	detail, found := "", false
+	detail, since, found := "", time.Time{}, false
 	for _, p := range f.Snapshot.Ports {
 		id := fmt.Sprintf("%s/%d", p.Device, p.Port)
 		seen[id] = true
@@ -66,6 +67,7 @@ func (s *silence) judge(f *monitor.Frame) (string, bool) {
 		st.fired = true
 		if !found {
 			detail, found = fmt.Sprintf("%s: no RDMA traffic for %s while %d QPs stay in RTS", id, f.Time.Sub(st.active).Round(time.Second), n), true
+			since = st.active
 		}
 	}
 	for id := range s.ports {
@@ -73,5 +75,5 @@ func (s *silence) judge(f *monitor.Frame) (string, bool) {
 			delete(s.ports, id) // the port went away: its state with it
 		}
 	}
-	return detail, found
+	return detail, since, found
 }

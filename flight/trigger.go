@@ -29,6 +29,10 @@ type Trigger struct {
 	Kind   string    `json:"kind"`
 	Time   time.Time `json:"time"`
 	Detail string    `json:"detail"`
+	// Since is when what triggered began, when that is before Time:
+	// traffic-stopped is judged --trigger-silence after the port's last
+	// traffic, and the incident's window reaches back from then.
+	Since time.Time `json:"since,omitzero"`
 }
 
 // judge finds the triggers in a Frame: events of this tick, and findings
@@ -114,4 +118,12 @@ func findingKey(fd *rules.Finding) string {
 		b.WriteString("\x00" + k + "=" + fd.Objects[k])
 	}
 	return b.String()
+}
+
+// began is when what triggered began: Since, or Time.
+func (t Trigger) began() time.Time {
+	if !t.Since.IsZero() && t.Since.Before(t.Time) {
+		return t.Since
+	}
+	return t.Time
 }
