@@ -130,3 +130,80 @@ func TestLabFlightRecorder(t *testing.T) {
 		t.Errorf("check of the incident: first finding %+v, want link-flap", res.Findings[:min(1, len(res.Findings))])
 	}
 }
+
+// testdata/lab/flight-stopped: the job stopped both perftest processes
+// (SIGSTOP) with their QPs in RTS (qps.txt) and rxe0 sent nothing for 10 s
+// (counters.txt); the recorder must have written one traffic-stopped
+// incident, at least --trigger-silence (5 s) after the stop, whose window
+// reaches back before the stop with the packets sent until it.
+func TestLabFlightTrafficStopped(t *testing.T) {
+	const dir = "../../testdata/lab/flight-stopped/"
+	read := func(name string) string {
+		b, err := os.ReadFile(dir + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	var stop time.Time
+	for _, l := range strings.Split(strings.TrimSpace(read("stopped.txt")), "\n") {
+		if v, ok := strings.CutPrefix(l, "stop "); ok {
+			ts, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop = ts
+		}
+	}
+	// The truth: nothing sent while stopped, the QP still in RTS.
+	c := strings.Fields(read("counters.txt"))
+	if len(c) != 9 || c[3] != c[8] {
+		t.Fatalf("counters.txt: %q", c)
+	}
+	if !strings.Contains(read("qps.txt"), "link rxe0/1 lqpn 17 rqpn 17 type RC state RTS") {
+		t.Fatalf("qps.txt: %s", read("qps.txt"))
+	}
+	sides, _ := filepath.Glob(dir + "stopped/*.json")
+	recs, _ := filepath.Glob(dir + "stopped/*.pcapng.gz")
+	if stop.IsZero() || len(sides) != 1 || len(recs) != 1 {
+		t.Fatalf("stop %s, incidents %v %v", stop, sides, recs)
+	}
+	var side flight.Sidecar
+	if err := json.Unmarshal([]byte(read(strings.TrimPrefix(sides[0], dir))), &side); err != nil {
+		t.Fatal(err)
+	}
+	trig := side.Trigger
+	if trig.Kind != flight.TriggerSilence || trig.Time.Sub(stop) < 5*time.Second || trig.Since.IsZero() ||
+		!side.Start.Before(stop) || !side.Start.Equal(trig.Since.Add(-5*time.Second)) {
+		t.Errorf("trigger %+v, window from %s; stopped at %s", trig, side.Start, stop)
+	}
+	f, err := os.Open(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rd, err := bundle.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var firstPkt time.Time
+	var pkts uint64
+	for {
+		rec, err := rd.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Packet != nil {
+			if firstPkt.IsZero() {
+				firstPkt = rec.Packet.CI.Timestamp
+			}
+			pkts++
+		}
+	}
+	if pkts == 0 || pkts != side.Packets || !firstPkt.Before(stop) {
+		t.Errorf("%d packets (sidecar %d), the first at %s; stopped at %s", pkts, side.Packets, firstPkt, stop)
+	}
+}
