@@ -126,3 +126,18 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// --probe-timeout bounds each source of a sample; out of its range it is
+// a usage error that names the range, and in range a sample uses it.
+func TestProbeTimeoutFlag(t *testing.T) {
+	for _, v := range []string{"10ms", "2m"} {
+		_, errOut, code := runCLI(t, "--once", "--json", "--probe-timeout", v, "--root", "../../testdata/sysfs/mlx5-roce-cx6dx-t1")
+		if code != exitUsage || !strings.Contains(errOut, "--probe-timeout "+strings.TrimSuffix(v, "0s")) || !strings.Contains(errOut, "between 100ms and 1m") {
+			t.Errorf("--probe-timeout %s: exit %d, %q", v, code, errOut)
+		}
+	}
+	out, errOut, code := runCLI(t, "--once", "--json", "--interval", "50ms", "--probe-timeout", "5s", "--root", "../../testdata/sysfs/mlx5-roce-cx6dx-t1")
+	if code != 0 || !strings.Contains(out, `"ports"`) {
+		t.Errorf("--probe-timeout 5s: exit %d, %q", code, errOut)
+	}
+}

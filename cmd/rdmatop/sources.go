@@ -61,7 +61,7 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 			closeHost := c
 			c = func() { closeHost(); fl.Close() }
 		}
-		opt := sampler.Options{Netdev: h.netdev, Device: h.device}
+		opt := sampler.Options{Netdev: h.netdev, Device: h.device, Timeout: h.probeTimeout}
 		var s *sampler.Sampler
 		if o.recorder != nil {
 			rec := sampler.NewRecorder(src, opt)
