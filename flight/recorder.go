@@ -332,6 +332,7 @@ func (r *Recorder) Close() error {
 	if r.cur != nil {
 		r.finish("rdmatop stopped")
 	}
+	r.ring.mem.release() // nothing reads the packets once closed
 	return nil
 }
 

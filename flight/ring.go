@@ -27,7 +27,7 @@ type ring struct {
 	ticks   deque[tick]
 	pktSize int64 // captured bytes of pkts
 	tickSz  int64 // deflated bytes of ticks
-	chunk   []byte
+	mem     *arena // the packets' bytes; nil when none are kept
 
 	evicted uint64 // packets let go for maxBytes before keep
 	zw      *flate.Writer
@@ -38,6 +38,7 @@ type packet struct {
 	seq  uint64
 	ts   int64 // Unix ns
 	orig int   // original length
+	off  int   // of data in the arena
 	data []byte
 }
 
@@ -48,35 +49,66 @@ type tick struct {
 	json []byte // deflated
 }
 
-// chunkBytes is the size of the blocks packets are copied into: one
-// allocation per MiB of packets, not one per packet.
-const chunkBytes = 1 << 20
-
 func newRing(keep time.Duration, maxBytes int64) *ring {
 	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // level is valid
-	return &ring{keep: keep, maxBytes: maxBytes, zw: zw}
+	r := &ring{keep: keep, maxBytes: maxBytes, zw: zw}
+	if maxBytes > 0 {
+		r.mem = newArena(int(maxBytes))
+	}
+	return r
 }
 
-// addPacket copies a frame in and lets old ones go.
+// addPacket copies a frame into the arena, letting the oldest packets go
+// for its room, and lets old ones go.
 func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
-	if r.maxBytes <= 0 {
+	if r.mem == nil {
 		return
 	}
-	if len(data) > len(r.chunk) {
-		r.chunk = make([]byte, max(chunkBytes, len(data)))
+	ts := ci.Timestamp.UnixNano()
+	off, ok := r.room(len(data))
+	if !ok {
+		r.evicted++ // larger than all the memory: not kept
+		r.age(ts)
+		return
 	}
-	d := r.chunk[:len(data):len(data)]
-	r.chunk = r.chunk[len(data):]
+	d := r.mem.buf[off : off+len(data) : off+len(data)]
+	r.mem.w = off + len(data)
 	copy(d, data)
 	r.seq++
-	ts := ci.Timestamp.UnixNano()
-	r.pkts.push(packet{seq: r.seq, ts: ts, orig: max(ci.Length, len(data)), data: d})
+	r.pkts.push(packet{seq: r.seq, ts: ts, orig: max(ci.Length, len(data)), off: off, data: d})
 	r.pktSize += int64(len(d))
-	for r.pktSize > r.maxBytes {
+	r.age(ts)
+}
+
+// room finds n contiguous bytes for a packet, letting the oldest packets
+// go until they are free. The arena is a circular log: packets lie in
+// arrival order from the oldest to the write position, so what lies
+// ahead of the write position is always the oldest. A packet that does
+// not fit before the arena's end goes to its start; the packets in the
+// remnant are let go first (they are the oldest), the remnant stays
+// unused this round.
+func (r *ring) room(n int) (int, bool) {
+	a := r.mem
+	if n > len(a.buf) {
+		return 0, false
+	}
+	w := a.w
+	if w+n > len(a.buf) {
+		for r.pkts.len() > 0 && r.pkts.front().off >= w {
+			r.dropPacket()
+			r.evicted++
+		}
+		w = 0
+	}
+	for r.pkts.len() > 0 {
+		p := r.pkts.front()
+		if p.off >= w+n || p.off+len(p.data) <= w {
+			break // the oldest lies clear of [w, w+n): so does every other
+		}
 		r.dropPacket()
 		r.evicted++
 	}
-	r.age(ts)
+	return w, true
 }
 
 func (r *ring) dropPacket() {
