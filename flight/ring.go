@@ -25,8 +25,8 @@ type ring struct {
 	seq     uint64
 	pkts    deque[packet]
 	ticks   deque[tick]
-	pktSize int64 // captured bytes of pkts
-	tickSz  int64 // deflated bytes of ticks
+	pktSize int64  // captured bytes of pkts
+	tickSz  int64  // deflated bytes of ticks
 	mem     *arena // the packets' bytes; nil when none are kept
 
 	evicted uint64 // packets let go for maxBytes before keep
