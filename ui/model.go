@@ -102,7 +102,7 @@ type Model struct {
 	// pathsLine sums the Flows view's flows up per host pair (ECMP
 	// entropy), "" without RoCEv2 flows.
 	pathsLine string
-	cfgOff   int
+	cfgOff    int
 }
 
 type eventRow struct{ r row }
