@@ -80,36 +80,10 @@ func TestLabFlightRecorder(t *testing.T) {
 	// trigger-5s (the last full one) to one at or after the end (4 s
 	// after the last trigger), with packets from before the flap to
 	// after the port came back.
-	f, err := os.Open(recs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ticks []time.Time
-	var firstPkt, lastPkt time.Time
-	for {
-		rec, err := rd.ReadRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Tick != nil {
-			ticks = append(ticks, rec.Tick.Time)
-			continue
-		}
-		if firstPkt.IsZero() {
-			firstPkt = rec.Packet.CI.Timestamp
-		}
-		lastPkt = rec.Packet.CI.Timestamp
-	}
-	if rd.Truncated || len(ticks) == 0 || uint64(len(ticks)) != side.Ticks {
-		t.Fatalf("%d ticks (sidecar %d), truncated %v", len(ticks), side.Ticks, rd.Truncated)
+	rec := readLabIncident(t, recs[0])
+	ticks, firstPkt, lastPkt := rec.ticks, rec.firstPkt, rec.lastPkt
+	if rec.truncated || len(ticks) == 0 || uint64(len(ticks)) != side.Ticks {
+		t.Fatalf("%d ticks (sidecar %d), truncated %v", len(ticks), side.Ticks, rec.truncated)
 	}
 	if ticks[0].After(trig.Time.Add(-5*time.Second)) || ticks[len(ticks)-1].Before(side.End) || !side.End.After(up) {
 		t.Errorf("ticks %s to %s, window %s to %s, flap %s to %s", ticks[0], ticks[len(ticks)-1], side.Start, side.End, down, up)
@@ -177,7 +151,24 @@ func TestLabFlightTrafficStopped(t *testing.T) {
 		!side.Start.Before(stop) || !side.Start.Equal(trig.Since.Add(-5*time.Second)) {
 		t.Errorf("trigger %+v, window from %s; stopped at %s", trig, side.Start, stop)
 	}
-	f, err := os.Open(recs[0])
+	rec := readLabIncident(t, recs[0])
+	if rec.truncated || rec.pkts == 0 || rec.pkts != side.Packets || !rec.firstPkt.Before(stop) {
+		t.Errorf("%d packets (sidecar %d), the first at %s, truncated %v; stopped at %s", rec.pkts, side.Packets, rec.firstPkt, rec.truncated, stop)
+	}
+}
+
+// labIncident is what an incident recording holds: its ticks' times and
+// its packets' count and span.
+type labIncident struct {
+	ticks             []time.Time
+	firstPkt, lastPkt time.Time
+	pkts              uint64
+	truncated         bool
+}
+
+func readLabIncident(t *testing.T, path string) labIncident {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,8 +177,7 @@ func TestLabFlightTrafficStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var firstPkt time.Time
-	var pkts uint64
+	var in labIncident
 	for {
 		rec, err := rd.ReadRecord()
 		if err == io.EOF {
@@ -196,14 +186,16 @@ func TestLabFlightTrafficStopped(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Packet != nil {
-			if firstPkt.IsZero() {
-				firstPkt = rec.Packet.CI.Timestamp
-			}
-			pkts++
+		if rec.Tick != nil {
+			in.ticks = append(in.ticks, rec.Tick.Time)
+			continue
 		}
+		if in.firstPkt.IsZero() {
+			in.firstPkt = rec.Packet.CI.Timestamp
+		}
+		in.lastPkt = rec.Packet.CI.Timestamp
+		in.pkts++
 	}
-	if pkts == 0 || pkts != side.Packets || !firstPkt.Before(stop) {
-		t.Errorf("%d packets (sidecar %d), the first at %s; stopped at %s", pkts, side.Packets, firstPkt, stop)
-	}
+	in.truncated = rd.Truncated
+	return in
 }
