@@ -484,7 +484,15 @@ func pathsLine(paths []capture.PathSummary) string {
 	}
 	b := &paths[0] // the busiest
 	share := 100 * b.MaxPortBytes / max(b.Bytes, 1)
-	return "paths " + strconv.Itoa(len(paths)) + " host pairs, " + strconv.Itoa(few) + " on ≤" + strconv.Itoa(capture.FewUDPPorts) +
-		" UDP ports · busiest " + termtext.Sanitize(b.Src) + "→" + termtext.Sanitize(b.Dst) + ": " + strconv.Itoa(b.QPs) + " QPs, " +
-		strconv.Itoa(b.UDPSrcPorts) + " ports, " + strconv.FormatUint(share, 10) + "% on one 5-tuple"
+	return "paths " + count(len(paths), "host pair") + ", " + strconv.Itoa(few) + " on ≤" + strconv.Itoa(capture.FewUDPPorts) +
+		" UDP ports · busiest " + termtext.Sanitize(b.Src) + "→" + termtext.Sanitize(b.Dst) + ": " + count(b.QPs, "QP") + ", " +
+		count(b.UDPSrcPorts, "port") + ", " + strconv.FormatUint(share, 10) + "% on one 5-tuple"
+}
+
+// count writes n things: "1 QP", "3 QPs".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
