@@ -128,6 +128,7 @@ func TestLinkTypes(t *testing.T) {
 			for i := range min(len(g.Paths), len(w2.Paths)) {
 				g.Paths[i].Bytes, w2.Paths[i].Bytes = 0, 0
 				g.Paths[i].MaxQPBytes, w2.Paths[i].MaxQPBytes = 0, 0
+				g.Paths[i].MaxPortBytes, w2.Paths[i].MaxPortBytes = 0, 0
 			}
 			if !reflect.DeepEqual(g, w2) {
 				t.Errorf("%s capture analyses differently from Ethernet: %d RoCE packets vs %d", lt.name, got.RoCEPackets, want.RoCEPackets)

@@ -25,10 +25,12 @@ type flightFlags struct {
 	silence                      time.Duration
 	keepPackets, maxDisk         int64
 	severity                     string
+	changed                      func(flag string) bool // the command line set flag
 }
 
 func (f *flightFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
+	f.changed = fl.Changed
 	fl.StringVar(&f.dir, "flight-recorder", "", "keep the last minutes in memory and write an incident recording to DIR when something breaks (docs/flight.md)")
 	fl.DurationVar(&f.keep, "keep", flight.DefaultKeep, "flight recorder: how far back its memory reaches")
 	fl.Int64Var(&f.keepPackets, "keep-packets", flight.DefaultKeepPackets, "flight recorder: bytes of captured packets kept in memory")
@@ -48,8 +50,16 @@ func (f *flightFlags) open(hf *hostFlags, wf *wireFlags, log io.Writer) (*flight
 		return nil, nil
 	}
 	h, opt := recordingHeader(hf, wf)
+	silence := f.silence
+	if f.changed != nil && !f.changed("trigger-silence") && silence+f.before > f.keep {
+		// A --keep shorter than the default silence needs: the trigger
+		// is off, and says so, rather than wait a silence it cannot show.
+		silence = 0
+		fmt.Fprintf(log, "rdmatop: flight recorder: the traffic-stopped trigger is off: --keep %s minus --before %s leaves no room for its %s of silence (set --trigger-silence)\n",
+			f.keep, f.before, flight.DefaultSilence)
+	}
 	r, err := flight.New(flight.Options{Dir: f.dir, Keep: f.keep, KeepPackets: f.keepPackets, Before: f.before, After: f.after,
-		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: rules.Severity(f.severity), Silence: f.silence, Header: h, Pcapng: opt,
+		MaxDisk: f.maxDisk, Cooldown: f.cooldwn, Severity: rules.Severity(f.severity), Silence: silence, Header: h, Pcapng: opt,
 		Log: func(s string) { fmt.Fprintln(log, "rdmatop: "+s) }})
 	if err != nil {
 		return nil, usageError{err}
