@@ -36,6 +36,11 @@ func TestServeFlightRecorderOnSignal(t *testing.T) {
 			t.Fatalf("serve did not start: %s", stderr.String())
 		}
 	}
+	// --keep 5s leaves no room for the default 5m of silence: that
+	// trigger is off, and serve says so.
+	if !strings.Contains(stderr.String(), "the traffic-stopped trigger is off: --keep 5s minus --before 200ms") {
+		t.Errorf("no word of the traffic-stopped trigger being off: %s", stderr.String())
+	}
 	time.Sleep(time.Second) // twenty ticks with the port down
 	if m, _ := filepath.Glob(filepath.Join(dir, "*")); len(m) != 0 {
 		t.Fatalf("a port down since the start wrote %v", m)
