@@ -105,6 +105,17 @@ func newTestRecorder(t testing.TB, mod func(*Options)) (*Recorder, string, *[]st
 	return r, dir, &logs
 }
 
+// flapAt feeds seconds seconds, the link flapping at second flap.
+func (fd *feed) flapAt(t testing.TB, seconds, flap int) {
+	for i := range seconds {
+		var fr func(*monitor.Frame)
+		if i == flap {
+			fr = linkFlap
+		}
+		fd.second(t, i, fr)
+	}
+}
+
 func linkFlap(f *monitor.Frame) {
 	f.Snapshot.Events = append(f.Snapshot.Events, probes.Event{Time: f.Time, Source: "port", Kind: "port_state",
 		Severity: probes.SevWarning, Device: "rxe0", Port: 1, Detail: "ACTIVE/LinkUp -> DOWN/Disabled"})
@@ -152,13 +163,7 @@ func incidents(t *testing.T, dir string) []string {
 func TestIncidentCoversItsWindow(t *testing.T) {
 	r, dir, logs := newTestRecorder(t, nil)
 	fd := &feed{r: r, frames: realFrames(t), ppt: 5}
-	for i := range 20 {
-		var fr func(*monitor.Frame)
-		if i == 10 {
-			fr = linkFlap
-		}
-		fd.second(t, i, fr)
-	}
+	fd.flapAt(t, 20, 10)
 	if err := r.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -301,13 +306,7 @@ func TestMaxDiskEnforced(t *testing.T) {
 func TestPartialSurvivesACrash(t *testing.T) {
 	r, dir, _ := newTestRecorder(t, func(o *Options) { o.After = time.Hour })
 	fd := &feed{r: r, frames: realFrames(t), ppt: 3}
-	for i := range 12 {
-		var fr func(*monitor.Frame)
-		if i == 5 {
-			fr = linkFlap
-		}
-		fd.second(t, i, fr)
-	}
+	fd.flapAt(t, 12, 5)
 	// no Close: the process died
 	files := incidents(t, dir)
 	if len(files) != 1 || !strings.HasSuffix(files[0], partialExt) {

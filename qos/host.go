@@ -1,6 +1,7 @@
 package qos
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -61,15 +62,7 @@ func HostOf(c *probes.Config) Host {
 		n.NP, n.RP = e.NPEnabled, e.RPEnabled
 		n.CNPDSCP, n.CNPPCP = param(e.Params, "roce_np/cnp_dscp", 63), param(e.Params, "roce_np/cnp_802p_prio", 7)
 	}
-	slices.SortFunc(h.Netdevs, func(a, b Netdev) int {
-		if a.Name < b.Name {
-			return -1
-		}
-		if a.Name > b.Name {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(h.Netdevs, func(a, b Netdev) int { return cmp.Compare(a.Name, b.Name) })
 	return h
 }
 

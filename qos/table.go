@@ -66,8 +66,7 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 	}
 	at := map[key]int{}
 	local := localAddrs(c)
-	var dir string
-	add := func(role string, dscp uint8, pcp *uint8, packets uint64, ecn *capture.ECNCounts) {
+	add := func(role, dir string, dscp uint8, pcp *uint8, packets uint64, ecn *capture.ECNCounts) {
 		k := key{role: role, dir: dir, dscp: dscp, pcp: -1}
 		if pcp != nil {
 			k.pcp = int16(*pcp)
@@ -98,13 +97,13 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 	}
 	for i := range w.Flows {
 		f := &w.Flows[i]
-		dir = direction(local, f)
+		dir := direction(local, f)
 		if data := f.Packets - f.CNPsCarried; data > 0 {
 			ecn := dataECN(f)
-			add(roleOf(f), f.DSCP, f.PCP, data, &ecn)
+			add(roleOf(f), dir, f.DSCP, f.PCP, data, &ecn)
 		}
 		if f.CNPsCarried > 0 && f.CNPDSCP != nil {
-			add(RoleCNPs, *f.CNPDSCP, f.CNPPCP, f.CNPsCarried, nil)
+			add(RoleCNPs, dir, *f.CNPDSCP, f.CNPPCP, f.CNPsCarried, nil)
 		}
 	}
 	for i := range t.Classes {

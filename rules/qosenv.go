@@ -23,13 +23,13 @@ import (
 
 // Priority: see above.
 func (e *Env) Priority(a ...any) any {
-	nd, dscp, pcp := qosArgs("Priority", a, 3)
-	d, ok := dscp.(int)
+	nd := qosNetdev("Priority", a, 3)
+	d, ok := smallInt("Priority", 2, a[1])
 	if !ok {
 		return nil
 	}
 	var tag *uint8
-	if p, ok := pcp.(int); ok {
+	if p, ok := smallInt("Priority", 3, a[2]); ok {
 		v := uint8(p)
 		tag = &v
 	}
@@ -49,8 +49,8 @@ func (e *Env) RP(a ...any) any { return e.perPrio("RP", a, (*qos.Netdev).RPOn) }
 
 // TSA: see Priority.
 func (e *Env) TSA(a ...any) any {
-	nd, p, _ := qosArgs("TSA", a, 2)
-	prio, ok := p.(int)
+	nd := qosNetdev("TSA", a, 2)
+	prio, ok := smallInt("TSA", 2, a[1])
 	if !ok {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (e *Env) TSA(a ...any) any {
 
 // ECNInUse: see Priority.
 func (e *Env) ECNInUse(a ...any) any {
-	nd, _, _ := qosArgs("ECNInUse", a, 1)
+	nd := qosNetdev("ECNInUse", a, 1)
 	return orNil(qos.Agree(e.qos(), nd, func(n *qos.Netdev) (bool, bool) {
 		return n.ECNInUse(), n.NP != nil || n.RP != nil
 	}))
@@ -67,13 +67,13 @@ func (e *Env) ECNInUse(a ...any) any {
 
 // CNPPriority: see Priority.
 func (e *Env) CNPPriority(a ...any) any {
-	nd, _, _ := qosArgs("CNPPriority", a, 1)
+	nd := qosNetdev("CNPPriority", a, 1)
 	return orNil(qos.Agree(e.qos(), nd, (*qos.Netdev).CNPPriority))
 }
 
 func (e *Env) perPrio(fn string, a []any, ask func(*qos.Netdev, int) (bool, bool)) any {
-	nd, p, _ := qosArgs(fn, a, 2)
-	prio, ok := p.(int)
+	nd := qosNetdev(fn, a, 2)
+	prio, ok := smallInt(fn, 2, a[1])
 	if !ok {
 		return nil
 	}
@@ -94,11 +94,10 @@ func orNil[T any](v T, ok bool) any {
 	return v
 }
 
-// qosArgs checks a QoS function's arguments: a netdev name, then up to
-// two small integers (uint8 or int, or a pointer to one; nil or a nil
-// pointer stays nil). A wrong type fails the evaluation with a message
-// naming the function.
-func qosArgs(fn string, a []any, n int) (netdev string, x, y any) {
+// qosNetdev checks a QoS function's arguments: n of them, the first a
+// netdev name. A wrong call fails the evaluation with a message naming
+// the function.
+func qosNetdev(fn string, a []any, n int) string {
 	if len(a) != n {
 		panic(fmt.Sprintf("%s: want %d arguments, have %d", fn, n, len(a)))
 	}
@@ -106,23 +105,26 @@ func qosArgs(fn string, a []any, n int) (netdev string, x, y any) {
 	if !ok {
 		panic(fmt.Sprintf("%s: netdev is %T, not a string", fn, a[0]))
 	}
-	ints := make([]any, 2)
-	for i, v := range a[1:] {
-		switch v := v.(type) {
-		case nil:
-		case int:
-			ints[i] = v
-		case uint8:
-			ints[i] = int(v)
-		case *uint8:
-			if v != nil {
-				ints[i] = int(*v)
-			}
-		case float64:
-			ints[i] = int(v)
-		default:
-			panic(fmt.Sprintf("%s: argument %d is %T, not a number", fn, i+2, v))
+	return nd
+}
+
+// smallInt is argument pos of fn as an int: uint8 or int, or a pointer
+// to a uint8 (a flow's PCP); false for nil or a nil pointer.
+func smallInt(fn string, pos int, v any) (int, bool) {
+	switch v := v.(type) {
+	case nil:
+		return 0, false
+	case int:
+		return v, true
+	case uint8:
+		return int(v), true
+	case *uint8:
+		if v == nil {
+			return 0, false
 		}
+		return int(*v), true
+	case float64:
+		return int(v), true
 	}
-	return nd, ints[0], ints[1]
+	panic(fmt.Sprintf("%s: argument %d is %T, not a number", fn, pos, v))
 }

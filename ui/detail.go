@@ -155,14 +155,6 @@ func orDash(s string) string {
 	return s
 }
 
-func ints(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = strconv.Itoa(x)
-	}
-	return strings.Join(s, " ")
-}
-
 func prioBools(m map[int]bool) string {
 	if len(m) == 0 {
 		return "-"
