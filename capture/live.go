@@ -29,6 +29,30 @@ const (
 // look at its clock or its stop signal; call ReadPacket again.
 var ErrTimeout = errors.New("capture: no packet within the poll timeout")
 
+// ErrLinkDown is wrapped by the *LinkDownError LiveSource.ReadPacket
+// returns while the captured interface is down. It is not a failure: the
+// capture resumes by itself when the interface comes back; call
+// ReadPacket again (it waits up to the poll timeout each time).
+var ErrLinkDown = errors.New("capture: the interface is down")
+
+// ErrInterfaceGone is wrapped by the error LiveSource.ReadPacket returns
+// when the captured interface was removed: the capture has ended.
+var ErrInterfaceGone = errors.New("capture: the interface is gone")
+
+// LinkDownError says that the captured interface is down, and why as far
+// as the kernel tells: "went down" (the moment it happened),
+// "administratively down" (not IFF_UP), "no carrier" (up, not running).
+type LinkDownError struct {
+	Iface, Why string
+}
+
+func (e *LinkDownError) Error() string {
+	return "capture on " + e.Iface + ": link down (" + e.Why + ")"
+}
+
+// Is makes errors.Is(err, ErrLinkDown) true.
+func (e *LinkDownError) Is(target error) bool { return target == ErrLinkDown }
+
 // ErrNotSupported is returned by OpenLive on systems without AF_PACKET.
 var ErrNotSupported = errors.New("capture: live capture is not supported on this OS")
 

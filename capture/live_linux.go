@@ -14,6 +14,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"golang.org/x/sys/unix"
 )
 
 // Ring geometry (see DefaultBufferSize in live.go).
@@ -40,6 +41,7 @@ type LiveSource struct {
 
 	readMu sync.Mutex // held by ReadPacket and Close
 	closed bool       // guarded by readMu
+	down   bool       // the interface went down: guarded by readMu
 
 	// joined is when the ring's fanout group became complete
 	// (OpenLiveFanout): frames from before are dropped.
@@ -113,8 +115,10 @@ func liveOpenError(iface string, err error) error {
 
 // ReadPacket returns the next frame; data lives in the ring and is valid
 // until the next call or Close (which unmaps the ring). It
-// returns ErrTimeout when no frame arrived within the poll timeout and
-// io.EOF once the source is closed.
+// returns ErrTimeout when no frame arrived within the poll timeout,
+// a *LinkDownError while the interface is down (after waiting up to the
+// poll timeout: a caller that calls again does not spin), and io.EOF once
+// the source is closed.
 func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
@@ -122,10 +126,21 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 		if s.closed {
 			return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, io.EOF
 		}
+		if s.down {
+			if err := s.waitLink(); err != nil {
+				return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, err
+			}
+		}
 		data, ci, err := s.r.next()
 		switch {
 		case errors.Is(err, errRingTimeout):
 			return nil, ci, layers.LinkTypeEthernet, ErrTimeout
+		case errors.Is(err, unix.ENETDOWN):
+			// The kernel took the socket off the interface; it puts it
+			// back when the interface comes up. Frames in between are not
+			// seen, so even a flap too short to catch is reported.
+			s.down = true
+			return nil, ci, layers.LinkTypeEthernet, &LinkDownError{Iface: s.iface, Why: "went down"}
 		case err != nil:
 			return nil, ci, layers.LinkTypeEthernet, fmt.Errorf("capture on %s: %w", s.iface, err)
 		}
@@ -135,6 +150,31 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 		}
 		return data, ci, layers.LinkTypeEthernet, nil
 	}
+}
+
+// waitLink sleeps on the socket, at most the poll timeout, and then asks
+// the interface's state: nil once it is up and running again (the
+// kernel has put the socket back on it), a *LinkDownError while it is
+// not, and an error that ends the capture when the interface is gone (a
+// new interface of the same name has another index: the socket stays
+// bound to the old one).
+func (s *LiveSource) waitLink() error {
+	if err := s.r.wait(); err != nil && !errors.Is(err, unix.ENETDOWN) {
+		return fmt.Errorf("capture on %s: %w", s.iface, err)
+	}
+	flags, err := s.r.linkFlags(s.ifindex)
+	switch {
+	case errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO):
+		return fmt.Errorf("capture on %s: the interface was removed (index %d): %w", s.iface, s.ifindex, ErrInterfaceGone)
+	case err != nil:
+		return fmt.Errorf("capture on %s: link state: %w", s.iface, err)
+	case flags&unix.IFF_UP == 0:
+		return &LinkDownError{Iface: s.iface, Why: "administratively down"}
+	case flags&unix.IFF_RUNNING == 0:
+		return &LinkDownError{Iface: s.iface, Why: "no carrier"}
+	}
+	s.down = false
+	return nil
 }
 
 // Stats returns the kernel's counts since the capture opened. The kernel

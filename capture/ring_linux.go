@@ -175,7 +175,12 @@ func (r *ring) next() ([]byte, gopacket.CaptureInfo, error) {
 
 var errRingTimeout = errors.New("packet ring: no frame within the poll timeout")
 
-// wait polls the socket for the next block, at most the poll timeout.
+// wait polls the socket for the next block, at most the poll timeout. A
+// socket error the kernel raised (POLLERR) is read and cleared with
+// SO_ERROR and returned: left pending, it would make every later poll
+// return at once, and a reader calling again would spin. The one an
+// AF_PACKET socket gets is ENETDOWN, when its interface goes down or away
+// (packet_notifier in net/packet/af_packet.c).
 func (r *ring) wait() error {
 	fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN | unix.POLLERR}}
 	for {
@@ -186,8 +191,45 @@ func (r *ring) wait() error {
 		if err != nil {
 			return fmt.Errorf("poll: %w", err)
 		}
+		switch ev := fds[0].Revents; {
+		case ev&unix.POLLNVAL != 0:
+			return errors.New("poll: the socket is closed")
+		case ev&unix.POLLERR != 0:
+			return r.sockError()
+		}
 		return nil
 	}
+}
+
+// sockError reads and clears the socket's pending error (nil if none).
+func (r *ring) sockError() error {
+	v, err := unix.GetsockoptInt(r.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err != nil {
+		return fmt.Errorf("SO_ERROR: %w", err)
+	}
+	if v == 0 {
+		return nil
+	}
+	return unix.Errno(v)
+}
+
+// linkFlags returns the interface flags (IFF_*) of ifindex, asked of the
+// kernel through the capture's own socket (SIOCGIFNAME, then
+// SIOCGIFFLAGS: two ioctls, no dump of every link). ENODEV: no interface
+// has that index any more.
+func (r *ring) linkFlags(ifindex int) (uint32, error) {
+	ifr, err := unix.NewIfreq("")
+	if err != nil {
+		return 0, err
+	}
+	ifr.SetUint32(uint32(ifindex))
+	if err := unix.IoctlIfreq(r.fd, unix.SIOCGIFNAME, ifr); err != nil {
+		return 0, fmt.Errorf("SIOCGIFNAME: %w", err)
+	}
+	if err := unix.IoctlIfreq(r.fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return 0, fmt.Errorf("SIOCGIFFLAGS %s: %w", ifr.Name(), err)
+	}
+	return uint32(ifr.Uint16()), nil
 }
 
 // stats adds the kernel's counters, which it resets on each read, to the
