@@ -19,7 +19,7 @@ func MergeSummaries(parts ...*Summary) *Summary {
 	}
 	out := *parts[0]
 	out.Opcodes, out.Flows, out.Anomalies = nil, nil, nil
-	out.KernelDrops, out.RingDrops = nil, nil
+	out.KernelDrops, out.RingDrops, out.Unrecorded = nil, nil, nil
 	var opcodes [256]uint64
 	nflows, nanoms := 0, 0
 	for _, p := range parts {

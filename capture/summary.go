@@ -54,6 +54,15 @@ type Summary struct {
 	// rings of a fanout group (--workers): one slow reader shows as one
 	// ring dropping.
 	RingDrops []uint64 `json:"ring_drops,omitempty" expr:"ring_drops"`
+	// Unrecorded is set for a recording that says how its capture fared:
+	// frames the capture saw that the file lacks (its writer fell behind).
+	Unrecorded *uint64 `json:"unrecorded,omitempty" expr:"unrecorded"`
+	// BlindS is how long, in seconds, the capture could not see in the
+	// time the analysis covers: its interface was down, and the kernel
+	// hands a packet socket nothing until it is back. LinkDown says why
+	// when it is still down at the end ("administratively down").
+	BlindS   float64 `json:"blind_s,omitempty" expr:"blind_s"`
+	LinkDown string  `json:"link_down,omitempty" expr:"link_down"`
 	// ICRC says which packets' ICRC was verified: "all", "sampled" (the
 	// live reader fell behind and --icrc=auto verified one packet in
 	// several; ICRCUnchecked counts the others) or "off".

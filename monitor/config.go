@@ -46,6 +46,11 @@ type Record struct {
 	Time     time.Time
 	// Phase labels the tick (the demo's episode).
 	Phase string
+	// Capture, Skipped and LateS: what a recording's tick says of its
+	// capture's losses and of how the live run kept time (bundle.Tick).
+	Capture *bundle.CaptureState
+	Skipped int
+	LateS   float64
 	// Packet, when Snapshot is nil: one captured frame; Data is valid
 	// until the next call to Next.
 	Data []byte

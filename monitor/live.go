@@ -50,10 +50,10 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr e
 		r.wire = w
 		pctx, stopPump := context.WithCancel(ctx)
 		var pumps sync.WaitGroup
-		pumps.Go(func() { w.pump(pctx, cfg.Wire, &w.mu, w.a, w.packet, now) })
+		pumps.Go(func() { w.pump(pctx, 0, cfg.Wire, &w.mu, w.a, w.packet, now) })
 		for i, src := range cfg.Fanout {
 			sh := w.more[i]
-			pumps.Go(func() { w.pump(pctx, src, &sh.mu, sh.a, sh.a.Packet, now) })
+			pumps.Go(func() { w.pump(pctx, i+1, src, &sh.mu, sh.a, sh.a.Packet, now) })
 		}
 		defer func() {
 			// Stop the readers before closing the sources: the frame each
@@ -183,18 +183,24 @@ func (r *Run) liveCut(f *Frame, raw *bundle.Tick) error {
 func (r *Run) cutLocked(w *wireState, f *Frame, raw *bundle.Tick, end int64) (*wireCut, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	st := w.status
+	st := w.link.status(w.status, time.Unix(0, end))
 	f.WireStatus = &st
 	var c *wireCut
 	if r.seq >= r.cfg.Warmup {
 		// Warm-up ticks are not judged: their wire stays in the next
 		// interval, so --once's wire covers both samples' interval.
 		c = w.cut(end, r.cfg.Packets, r.cfg.IntervalsOnly)
+		c.blind, c.linkDown = w.link.take(time.Unix(0, end)), w.link.why
+		c.blindTotal = w.link.totalAt(time.Unix(0, end))
 	}
 	if raw != nil && w.rec != nil {
 		// The recording says how the capture fared, as the live Frame
 		// does; the tick goes after the frames analysed before this cut.
 		raw.Status = append(slices.Clip(raw.Status), st)
+		frames, _ := w.rec.lost()
+		raw.Capture = &bundle.CaptureState{KernelDrops: w.dropsTotal, Unrecorded: frames,
+			BlindS: w.link.totalAt(time.Unix(0, end)).Seconds(), LinkDown: w.link.why}
+		raw.Skipped, raw.LateS = f.Skipped, f.LateS
 		if err := w.rec.tick(raw); err != nil {
 			return c, fmt.Errorf("recording: %w", err)
 		}
@@ -202,23 +208,39 @@ func (r *Run) cutLocked(w *wireState, f *Frame, raw *bundle.Tick, end int64) (*w
 	return c, nil
 }
 
-// pump feeds one ring of the live capture to its analysis (packet, under
-// mu) until ctx ends or the source fails; a failure (the interface went
-// away) becomes the wire's status, and the analysis of what came before
-// stays.
+// pump feeds ring (0 the first) of the live capture to its analysis
+// (packet, under mu) until ctx ends or the source fails; a failure (the
+// interface went away) becomes the wire's status, and the analysis of
+// what came before stays. While the interface is down the source says so
+// once per poll timeout (capture.ErrLinkDown): the wire's link watch
+// notes when it went down and, at the ring's next packet or timeout,
+// when it came back.
 //
 // With --icrc=auto, a reader that falls behind the wire (its packets are
 // more than icrcBehind old when it reads them) verifies the ICRC of one
 // packet in icrcSample until it has caught up (icrcCaughtUp): ICRC is
 // most of the decoding cost, and a full ring drops packets, which costs
 // the PSN analysis more than sampled ICRCs do.
-func (w *wireState) pump(ctx context.Context, src Wire, mu *sync.Mutex, a *capture.Analyzer,
+func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex, a *capture.Analyzer,
 	packet func([]byte, gopacket.CaptureInfo, layers.LinkType), now func() time.Time) {
-	sampling := false
+	sampling, down := false, false
 	for n := 0; ctx.Err() == nil; {
 		data, ci, link, err := src.ReadPacket()
+		if down && (err == nil || errors.Is(err, capture.ErrTimeout)) {
+			down = false
+			w.mu.Lock()
+			w.link.cameUp(ring, now())
+			w.mu.Unlock()
+		}
+		var ld *capture.LinkDownError
 		switch {
 		case errors.Is(err, capture.ErrTimeout):
+			continue
+		case errors.As(err, &ld):
+			down = true
+			w.mu.Lock()
+			w.link.wentDown(ring, ld.Why, now())
+			w.mu.Unlock()
 			continue
 		case err == io.EOF:
 			return

@@ -52,9 +52,12 @@ func (r *Run) replayTicks(ctx context.Context, tape Tape, yield func(Frame, erro
 			r.wire.replayed(&rec)
 			continue
 		}
-		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase}
+		f := Frame{Time: rec.Time, Snapshot: rec.Snapshot, Phase: rec.Phase, Skipped: rec.Skipped, LateS: rec.LateS}
+		taped, tapedTotal := r.ledger.next(rec.Capture)
 		if w := r.wire; w != nil {
-			f.Wire, f.Interval, f.Packets = w.finish(w.cut(rec.Time.UnixNano(), r.cfg.Packets, r.cfg.IntervalsOnly))
+			c := w.cut(rec.Time.UnixNano(), r.cfg.Packets, r.cfg.IntervalsOnly)
+			c.taped, c.tapedTotal = taped, tapedTotal
+			f.Wire, f.Interval, f.Packets = w.finish(c)
 			r.describe(f.Wire, f.Interval)
 		}
 		prev = rec.Time

@@ -22,6 +22,8 @@ type Run struct {
 	interval atomic.Int64  // live tick, nanoseconds
 
 	wire   *wireState   // nil until the run has a capture
+	// ledger is what a recording's ticks say its capture missed.
+	ledger captureLedger
 	rec    *recordQueue // a live recording's writer, nil otherwise
 	events eventLog
 	// warmEvents: the host events of warm-up Frames, for the first
@@ -186,6 +188,9 @@ func (r *Run) Result() Result {
 		res.Wire = w.whole()
 		w.describe(res.Wire)
 		w.mu.Unlock()
+		if r.ledger.known {
+			r.ledger.total().apply(res.Wire)
+		}
 		if d, ok := r.cfg.Tape.(Describer); ok {
 			d.Describe(res.Wire)
 		}

@@ -111,7 +111,7 @@ func (t *BundleTape) Next(ctx context.Context) (Record, error) {
 		t.s.SetSources(src)
 	}
 	snap := t.s.Sample(ctx, tick.Time)
-	return Record{Snapshot: snap, Time: tick.Time}, nil
+	return Record{Snapshot: snap, Time: tick.Time, Capture: tick.Capture, Skipped: tick.Skipped, LateS: tick.LateS}, nil
 }
 
 // Close closes the file and removes the scratch directory.

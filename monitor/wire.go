@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -34,6 +35,11 @@ type wireState struct {
 	stats  WireStats
 	status probes.Status
 	drops  uint64 // kernel drops at the last cut
+	// dropsTotal is every ring's kernel drops at the last cut, for the
+	// recording's capture state.
+	dropsTotal uint64
+	// link is the captured interface's state (live).
+	link linkWatch
 
 	more []*wireShard
 	// views are the running analyses of a and of more's shards, kept
@@ -102,6 +108,14 @@ type wireCut struct {
 	ringTotal []uint64
 	ringIv    []uint64
 	ringsOK   bool
+	// blind is how long the capture could not see in the interval (its
+	// link was down), blindTotal since it opened; linkDown why, when it
+	// still is.
+	blind, blindTotal time.Duration
+	linkDown          string
+	// taped is what a recording's tick says the capture missed in the
+	// interval, and since the file began (replay).
+	taped, tapedTotal *captureLoss
 }
 
 // cut ends the interval at end (Unix ns) and takes what the tick's Frame
@@ -126,6 +140,12 @@ func (w *wireState) cut(end int64, packets int, intervalsOnly bool) *wireCut {
 		t, d, ok := ringDrops(&sh.drops, sh.stats)
 		sh.mu.Unlock()
 		c.ringTotal, c.ringIv, c.ringsOK = append(c.ringTotal, t...), append(c.ringIv, d...), c.ringsOK && ok
+	}
+	if c.ringsOK {
+		w.dropsTotal = 0
+		for _, d := range c.ringTotal {
+			w.dropsTotal += d
+		}
 	}
 	return c
 }
@@ -169,6 +189,14 @@ func (w *wireState) finish(c *wireCut) (cum, iv *capture.Summary, recent []captu
 			cum.KernelDrops = &total
 		}
 	}
+	iv.BlindS, iv.LinkDown = c.blind.Seconds(), c.linkDown
+	if cum != nil {
+		cum.BlindS, cum.LinkDown = c.blindTotal.Seconds(), c.linkDown
+	}
+	c.taped.apply(iv)
+	if cum != nil {
+		c.tapedTotal.apply(cum)
+	}
 	if cum != nil {
 		w.describe(cum)
 	}
@@ -204,6 +232,10 @@ func (w *wireState) whole() *capture.Summary {
 			stats = append(stats, sh.stats)
 		}
 		s = capture.MergeSummaries(parts...)
+	}
+	if w.live {
+		// As of the last cut: the run's clock is not read here.
+		s.BlindS, s.LinkDown = w.link.totalAt(w.link.cut).Seconds(), w.link.why
 	}
 	var total uint64
 	var rings []uint64

@@ -18,6 +18,9 @@ const (
 	StatePermissionDenied State = "permission_denied"
 	StateTimeout          State = "timeout"
 	StateFailed           State = "failed"
+	// StateLinkDown: the capture works, but its interface is down, so it
+	// sees nothing (the wire's source only).
+	StateLinkDown State = "link_down"
 )
 
 // Status is one source's outcome, shown to the user as is.

@@ -37,6 +37,19 @@ func cLive(s *capture.Summary, iface string, drops *uint64, dur float64) *captur
 
 func u64p(v uint64) *uint64 { return &v }
 
+// cUnrecorded returns s as a recording whose file lacks n frames.
+func cUnrecorded(s *capture.Summary, n uint64) *capture.Summary {
+	s.Unrecorded = u64p(n)
+	return s
+}
+
+// cBlind returns s as a capture whose link was down for blindS seconds
+// (and still is, for why).
+func cBlind(s *capture.Summary, blindS float64, why string) *capture.Summary {
+	s.BlindS, s.LinkDown = blindS, why
+	return s
+}
+
 // cLossy1Host is rxe0 and rxe1 before and after the lossy1 run, on their
 // netdevs (rules/testdata/rxe/topology.env).
 func cLossy1Host(t *testing.T) *probes.Snapshot {
@@ -171,8 +184,14 @@ func TestCaptureIncomplete(t *testing.T) {
 			Frame{Live: true, Snapshot: host, Wire: cLive(third, "veth0", u64p(1700), iv)}, []string{"host", "rxe0/1"}},
 		{"rdmatop's live capture of the lab: 0 kernel drops, no host data",
 			Frame{Live: true, Wire: cLive(labLive, "veth0", zero, 0)}, nil},
-		{"the same capture with its drops, replayed (not live)",
-			Frame{Wire: cLive(peerKilled, "veth0", u64p(28360), 0)}, nil},
+		{"the same capture with its drops, replayed from a recording that says them (not live)",
+			Frame{Wire: cLive(peerKilled, "veth0", u64p(28360), 0)}, []string{"host"}},
+		{"a recording whose writer fell behind: frames captured, not in the file",
+			Frame{Wire: cUnrecorded(cLive(labLive, "veth0", nil, 0), 1390)}, []string{"host"}},
+		{"a recording of a capture whose link was down for 2 s",
+			Frame{Wire: cBlind(cLive(labLive, "veth0", nil, 0), 2, "")}, []string{"host"}},
+		{"a capture file: nothing known of what it missed",
+			Frame{Wire: cLive(labLive, "", nil, 0)}, nil},
 	} {
 		res := wEvalOnce(t, p, c.f)
 		got := cFired(res.Findings, "capture-incomplete")

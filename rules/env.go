@@ -271,6 +271,13 @@ type WireEnv struct {
 	// capture's ring (the reader did not keep up) in the time the analysis
 	// covers; nil when the capture is not live.
 	KernelDrops any `expr:"kernel_drops"`
+	// Unrecorded is the frames a recording's capture saw that the file
+	// lacks (its writer fell behind); nil when the recording does not say.
+	Unrecorded any `expr:"unrecorded"`
+	// BlindS is the seconds the capture could not see (its interface was
+	// down); LinkDown why, when it is still down.
+	BlindS   float64 `expr:"blind_s"`
+	LinkDown string  `expr:"link_down"`
 	// RoCEPacketsSoFar is the RoCE packets the capture has analysed since
 	// it began (RoCEPackets is the interval's share of them).
 	RoCEPacketsSoFar uint64 `expr:"roce_packets_so_far"`

@@ -80,6 +80,7 @@ func wireEnv(f Frame) *WireEnv {
 	}
 	env := &WireEnv{Totals: w.Totals, RoCEPackets: w.RoCEPackets, RoCEv1Packets: w.RoCEv1Packets, Packets: w.Packets,
 		DurationSec: w.DurationSec, PMTU: w.PMTU, Malformed: w.MalformedPackets, KernelDrops: u64(w.KernelDrops),
+		Unrecorded: u64(w.Unrecorded), BlindS: w.BlindS, LinkDown: w.LinkDown,
 		RoCEPacketsSoFar: w.RoCEPacketsSoFar, Interface: w.Interface, Paths: w.Paths}
 	return env
 }

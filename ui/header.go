@@ -146,6 +146,9 @@ func position(f *monitor.Frame) string {
 
 // wireLine says what the capture sees now, or why there is none.
 func wireLine(f *monitor.Frame) string {
+	if st := f.WireStatus; st != nil && st.State == probes.StateLinkDown {
+		return "wire blind: " + termtext.Sanitize(st.Detail)
+	}
 	if st := f.WireStatus; st != nil && st.State != probes.StateOK {
 		why := string(st.State)
 		if st.State == probes.StatePermissionDenied {
@@ -166,6 +169,10 @@ func wireLine(f *monitor.Frame) string {
 		return "no capture"
 	}
 	s := "wire " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	if st := f.WireStatus; st != nil && st.Detail != "" {
+		// The link came back: say so before the rates, which it explains.
+		s = "wire (" + termtext.Sanitize(st.Detail) + ") " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	}
 	if f.Mode == monitor.ModeDemo && w.File != "" {
 		// The demo captures one QP's mirror beside ports that carry far
 		// more: say so, or its rate reads as a contradiction.

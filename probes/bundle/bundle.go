@@ -76,6 +76,32 @@ type Tick struct {
 	// attributes, GID tables). A replay can start here (the flight
 	// recorder's incidents do); a tick without it needs those before it.
 	Full bool `json:"full,omitempty"`
+	// Capture is how the live capture fared up to this tick; nil in a
+	// recording without a capture, or made before rdmatop wrote it (its
+	// replay then knows nothing of what the capture missed).
+	Capture *CaptureState `json:"capture,omitempty"`
+	// Skipped and LateS say how the live run kept time at this tick: the
+	// whole intervals lost before it (a sample overran) and how late it
+	// started, in seconds (monitor.Frame's fields of the same names).
+	Skipped int     `json:"skipped,omitempty"`
+	LateS   float64 `json:"late_s,omitempty"`
+}
+
+// CaptureState is a live capture's account of what it could not see,
+// as running totals since it opened: a replay takes the difference
+// between two ticks (the first tick of a file is its baseline, so an
+// incident cut from a longer run counts only its own time).
+type CaptureState struct {
+	// KernelDrops: frames the kernel dropped from the capture's rings
+	// (the reader did not keep up).
+	KernelDrops uint64 `json:"kernel_drops"`
+	// Unrecorded: frames captured and analysed live that this file lacks
+	// (the writer fell behind, or the flight recorder let them go).
+	Unrecorded uint64 `json:"unrecorded,omitempty"`
+	// BlindS: seconds the capture's interface was down.
+	BlindS float64 `json:"blind_s,omitempty"`
+	// LinkDown: the interface is down at this tick, and why.
+	LinkDown string `json:"link_down,omitempty"`
 }
 
 // Writer writes a version 1 bundle (JSON Lines, host ticks only). New
