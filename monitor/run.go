@@ -21,7 +21,7 @@ type Run struct {
 	loading  *packLoad     // the built-in pack compiling, when cfg.Pack is nil
 	interval atomic.Int64  // live tick, nanoseconds
 
-	wire   *wireState   // nil until the run has a capture
+	wire *wireState // nil until the run has a capture
 	// ledger is what a recording's ticks say its capture missed.
 	ledger captureLedger
 	rec    *recordQueue // a live recording's writer, nil otherwise
