@@ -41,7 +41,8 @@ var ErrInterfaceGone = errors.New("capture: the interface is gone")
 
 // LinkDownError says that the captured interface is down, and why as far
 // as the kernel tells: "went down" (the moment it happened),
-// "administratively down" (not IFF_UP), "no carrier" (up, not running).
+// "administratively down" (not IFF_UP: a driver reset or firmware
+// recovery takes the netdev down this way too).
 type LinkDownError struct {
 	Iface, Why string
 }

@@ -130,6 +130,9 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 			if err := s.waitLink(); err != nil {
 				return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, err
 			}
+			// Up again: say so now (a timeout is "up, nothing yet"),
+			// rather than after another poll timeout.
+			return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, ErrTimeout
 		}
 		data, ci, err := s.r.next()
 		switch {
@@ -153,11 +156,12 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 }
 
 // waitLink sleeps on the socket, at most the poll timeout, and then asks
-// the interface's state: nil once it is up and running again (the
-// kernel has put the socket back on it), a *LinkDownError while it is
-// not, and an error that ends the capture when the interface is gone (a
-// new interface of the same name has another index: the socket stays
-// bound to the old one).
+// the interface's state: nil once it is up again (the kernel put the
+// socket back on it at NETDEV_UP, before the carrier comes: frames are
+// captured from then on, and an interface without carrier passes none to
+// miss), a *LinkDownError while it is not, and an error that ends the
+// capture when the interface is gone (a new interface of the same name
+// has another index: the socket stays bound to the old one).
 func (s *LiveSource) waitLink() error {
 	if err := s.r.wait(); err != nil && !errors.Is(err, unix.ENETDOWN) {
 		return fmt.Errorf("capture on %s: %w", s.iface, err)
@@ -170,8 +174,6 @@ func (s *LiveSource) waitLink() error {
 		return fmt.Errorf("capture on %s: link state: %w", s.iface, err)
 	case flags&unix.IFF_UP == 0:
 		return &LinkDownError{Iface: s.iface, Why: "administratively down"}
-	case flags&unix.IFF_RUNNING == 0:
-		return &LinkDownError{Iface: s.iface, Why: "no carrier"}
 	}
 	s.down = false
 	return nil

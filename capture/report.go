@@ -58,6 +58,16 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		}
 		b.WriteString("\n")
 	}
+	if s.Unrecorded != nil && *s.Unrecorded > 0 {
+		fmt.Fprintf(b, "recorder %d frames captured but not in this file (the writer fell behind)\n", *s.Unrecorded)
+	}
+	if s.BlindS > 0 || s.LinkDown != "" {
+		fmt.Fprintf(b, "link     down %.1f s in all: the capture saw nothing then", s.BlindS)
+		if s.LinkDown != "" {
+			fmt.Fprintf(b, "; still down at the end (%s)", termtext.Sanitize(s.LinkDown))
+		}
+		b.WriteString("\n")
+	}
 	switch s.ICRC {
 	case ICRCSampled:
 		fmt.Fprintf(b, "icrc     verified on a sample: %d packets unchecked while the live capture fell behind (--icrc=on verifies every one)\n", s.ICRCUnchecked)

@@ -16,15 +16,28 @@ import (
 // not depend on where the timeline was cut), each seen from the start of
 // the first tick that showed it (a tick is judged at its end; tick is its
 // length) to the end of the last, or over its flow's first and last
-// packet when no single tick showed it.
+// packet when no single tick showed it. A finding about the host alone
+// (no object: the capture's own, such as capture-incomplete) that holds on
+// the whole capture too takes the whole capture's evidence, which counts
+// everything (the time its link was down, all the frames it lost), not
+// the last tick's share.
 func mergeFindings(ticks, whole []rules.Finding, w *capture.Summary, tick time.Duration) []rules.Finding {
 	seen := map[string]*rules.Finding{}
+	hostWide := map[string]string{}
+	for _, f := range whole {
+		if len(f.Objects) == 0 {
+			hostWide[f.Rule] = f.Evidence
+		}
+	}
 	var out []rules.Finding
 	for _, f := range ticks {
 		if _, flow := f.Objects["flow"]; flow {
 			g := f
 			seen[findingKey(&g)] = &g
 			continue
+		}
+		if ev, ok := hostWide[f.Rule]; ok && len(f.Objects) == 0 {
+			f.Evidence = ev
 		}
 		out = append(out, f)
 	}
