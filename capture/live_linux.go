@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -39,9 +40,9 @@ type LiveSource struct {
 	ifindex int
 	r       *ring
 
-	readMu sync.Mutex // held by ReadPacket and Close
-	closed bool       // guarded by readMu
-	down   bool       // the interface went down: guarded by readMu
+	readMu sync.Mutex  // held by ReadPacket and Close
+	closed bool        // guarded by readMu
+	down   atomic.Bool // the interface is down (set by ReadPacket)
 
 	// joined is when the ring's fanout group became complete
 	// (OpenLiveFanout): frames from before are dropped.
@@ -116,9 +117,10 @@ func liveOpenError(iface string, err error) error {
 // ReadPacket returns the next frame; data lives in the ring and is valid
 // until the next call or Close (which unmaps the ring). It
 // returns ErrTimeout when no frame arrived within the poll timeout,
-// a *LinkDownError while the interface is down (after waiting up to the
-// poll timeout: a caller that calls again does not spin), and io.EOF once
-// the source is closed.
+// a *LinkDownError while the interface is down (once per poll timeout:
+// a caller that calls again does not spin), and io.EOF once the source
+// is closed. Frames the ring holds from before the interface went down
+// are returned while it is down; LinkDown says when it is up again.
 func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
@@ -126,26 +128,30 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 		if s.closed {
 			return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, io.EOF
 		}
-		if s.down {
-			if err := s.waitLink(); err != nil {
-				return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, err
-			}
-			// Up again: say so now (a timeout is "up, nothing yet"),
-			// rather than after another poll timeout.
-			return nil, gopacket.CaptureInfo{}, layers.LinkTypeEthernet, ErrTimeout
-		}
 		data, ci, err := s.r.next()
 		switch {
 		case errors.Is(err, errRingTimeout):
+			if s.down.Load() {
+				if err := s.checkLink(); err != nil {
+					return nil, ci, layers.LinkTypeEthernet, err
+				}
+			}
 			return nil, ci, layers.LinkTypeEthernet, ErrTimeout
 		case errors.Is(err, unix.ENETDOWN):
 			// The kernel took the socket off the interface; it puts it
 			// back when the interface comes up. Frames in between are not
 			// seen, so even a flap too short to catch is reported.
-			s.down = true
+			s.down.Store(true)
 			return nil, ci, layers.LinkTypeEthernet, &LinkDownError{Iface: s.iface, Why: "went down"}
 		case err != nil:
 			return nil, ci, layers.LinkTypeEthernet, fmt.Errorf("capture on %s: %w", s.iface, err)
+		}
+		if s.down.Load() {
+			// A frame while down: from a block the kernel handed over
+			// after the fact, or the interface is back.
+			if err := s.checkLink(); errors.Is(err, ErrInterfaceGone) {
+				return nil, ci, layers.LinkTypeEthernet, err
+			}
 		}
 		ci.InterfaceIndex = s.ifindex
 		if ci.Timestamp.Before(s.joined) {
@@ -155,17 +161,18 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 	}
 }
 
-// waitLink sleeps on the socket, at most the poll timeout, and then asks
-// the interface's state: nil once it is up again (the kernel put the
-// socket back on it at NETDEV_UP, before the carrier comes: frames are
-// captured from then on, and an interface without carrier passes none to
-// miss), a *LinkDownError while it is not, and an error that ends the
-// capture when the interface is gone (a new interface of the same name
-// has another index: the socket stays bound to the old one).
-func (s *LiveSource) waitLink() error {
-	if err := s.r.wait(); err != nil && !errors.Is(err, unix.ENETDOWN) {
-		return fmt.Errorf("capture on %s: %w", s.iface, err)
-	}
+// LinkDown reports whether the interface was down at the last look
+// (safe from any goroutine).
+func (s *LiveSource) LinkDown() bool { return s.down.Load() }
+
+// checkLink asks the interface's state: nil once it is up again (the
+// kernel put the socket back on it at NETDEV_UP, before the carrier
+// comes: frames are captured from then on, and an interface without
+// carrier passes none to miss), a *LinkDownError while it is not, and
+// an error wrapping ErrInterfaceGone when it was removed (a new
+// interface of the same name has another index: the socket stays bound
+// to the old one, so the capture has ended).
+func (s *LiveSource) checkLink() error {
 	flags, err := s.r.linkFlags(s.ifindex)
 	switch {
 	case errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO):
@@ -175,7 +182,7 @@ func (s *LiveSource) waitLink() error {
 	case flags&unix.IFF_UP == 0:
 		return &LinkDownError{Iface: s.iface, Why: "administratively down"}
 	}
-	s.down = false
+	s.down.Store(false)
 	return nil
 }
 

@@ -79,8 +79,7 @@ func (l *linkWatch) status(st probes.Status, now time.Time) probes.Status {
 	switch {
 	case !l.since.IsZero():
 		st.State = probes.StateLinkDown
-		st.Detail = fmt.Sprintf("link down since %s (%s): the capture sees nothing until it is back",
-			l.since.Format("15:04:05"), l.why)
+		st.Detail = fmt.Sprintf("link down since %s (%s)", l.since.Format("15:04:05"), l.why)
 	case !l.back.IsZero() && now.Sub(l.back) < backNoted:
 		st.Detail = fmt.Sprintf("link back at %s after %s down, nothing captured then",
 			l.back.Format("15:04:05"), l.was.Round(100*time.Millisecond))

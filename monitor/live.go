@@ -226,7 +226,7 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 	sampling, down := false, false
 	for n := 0; ctx.Err() == nil; {
 		data, ci, link, err := src.ReadPacket()
-		if down && (err == nil || errors.Is(err, capture.ErrTimeout)) {
+		if down && (err == nil || errors.Is(err, capture.ErrTimeout)) && !linkDown(src) {
 			down = false
 			w.mu.Lock()
 			w.link.cameUp(ring, now())
@@ -269,6 +269,14 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 		packet(data, ci, link)
 		mu.Unlock()
 	}
+}
+
+// linkDown reports whether a source that knows its interface's state
+// (capture.LiveSource) still finds it down: frames from before the fall
+// can be read after it.
+func linkDown(src Wire) bool {
+	l, ok := src.(interface{ LinkDown() bool })
+	return ok && l.LinkDown()
 }
 
 // ICRC sampling of a live capture that falls behind (--icrc=auto): the
