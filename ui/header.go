@@ -45,6 +45,10 @@ func (m Model) header() []string {
 		if m.speed > 0 {
 			l1.WriteString(" ×" + strconv.FormatFloat(m.speed, 'g', 3, 64))
 		}
+		if f.LateS > 0 || f.Skipped > 0 {
+			// The recorded run's sample overran: say so, as live does.
+			l1.WriteString(" (tick late " + secs(f.LateS) + ", " + strconv.Itoa(f.Skipped) + " lost)")
+		}
 		l1.WriteString(host)
 		if f.Source != "" {
 			l1.WriteString(" " + termtext.Sanitize(f.Source))

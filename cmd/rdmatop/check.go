@@ -97,11 +97,15 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return usageError{err}
 		}
 		checked := false
+		var timing tickTiming
 		for f, err := range r.Frames(cmd.Context()) {
 			if err != nil {
 				break
 			}
 			checked = checked || f.Checked()
+			if f.Snapshot != nil {
+				timing.add(&f)
+			}
 		}
 		if err := cmd.Context().Err(); err != nil {
 			return err
@@ -113,6 +117,9 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
 		if kind == kindBundle {
 			res.Source = "bundle " + args[0]
+			if timing.Late > 0 {
+				res.Timing = &timing
+			}
 		}
 		if !checked {
 			res.Unknown = "nothing was checked: the file holds no RDMA port and no RoCE packet"

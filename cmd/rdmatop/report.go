@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/internal/termtext"
+	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 	"github.com/rdmatop/rdmatop/saved"
@@ -24,6 +25,9 @@ type checkResult struct {
 	// Unknown, live: why nothing could be checked (no RDMA device, -i or
 	// -d naming none); the verdict is then UNKNOWN, exit 2.
 	Unknown string `json:"unknown,omitempty"`
+	// Timing, a recording: how its live run kept time, when a tick
+	// started late or intervals were lost (the host's samples overran).
+	Timing *tickTiming `json:"timing,omitempty"`
 	// Saved outputs (check PATH...): every input with what it was, and
 	// the host model built from them in the --once --json schema (its
 	// last snapshot).
@@ -33,9 +37,31 @@ type checkResult struct {
 	Host      *probes.Snapshot `json:"host,omitempty"`
 }
 
+// tickTiming counts a recording's late ticks and lost intervals.
+type tickTiming struct {
+	Ticks    int     `json:"ticks"`
+	Late     int     `json:"late"`
+	MaxLateS float64 `json:"max_late_s"`
+	Skipped  int     `json:"skipped"`
+}
+
+// add counts Frame f; the result is nil when no tick was late.
+func (t *tickTiming) add(f *monitor.Frame) {
+	t.Ticks++
+	t.Skipped += f.Skipped
+	if f.LateS > 0 || f.Skipped > 0 {
+		t.Late++
+		t.MaxLateS = max(t.MaxLateS, f.LateS)
+	}
+}
+
 func writeFindings(w io.Writer, res checkResult) {
 	if res.Source != "" {
 		fmt.Fprintf(w, "rdmatop check: %s\n", termtext.Sanitize(res.Source))
+	}
+	if t := res.Timing; t != nil {
+		fmt.Fprintf(w, "timing   %d of %d ticks started late (up to %.1f s), %d intervals lost: the host's samples overran the interval\n",
+			t.Late, t.Ticks, t.MaxLateS, t.Skipped)
 	}
 	if res.Inputs != nil {
 		writeInputs(w, res.Inputs)
