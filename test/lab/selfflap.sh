@@ -6,6 +6,9 @@
 #   serve/   serve --flight-recorder -i veth0: one incident, its check;
 #   record   record -i veth0: the recording and its check;
 #   capture  capture -i veth0 --workers 2: the report.
+# serve also goes through a second flap once the traffic has ended
+# (flap-idle.txt, cpu-idle.txt), with 5 s of idle before it as the
+# baseline: what the flap costs, free of the work the traffic makes.
 # cpu-NAME.txt: the process's user+system CPU (clock ticks, /proc/PID/stat)
 # at each step, so the CPU used while the link was down and after is
 # known without rdmatop's word for it.
@@ -42,7 +45,10 @@ sleep 2
 traffic serve 16
 sleep 5
 flap serve $srv
-sleep 8
+sleep 10
+cpu $srv idle-start "$LAB_OUT/cpu-idle.txt"
+sleep 5
+flap idle $srv
 { exec 3<>/dev/tcp/127.0.0.1/19879 && printf 'GET /metrics HTTP/1.0\r\n\r\n' >&3 && grep -E '^rdmatop_(flight|source)' <&3; } > "$LAB_OUT/serve-metrics.txt" 2>&1
 cpu $srv end "$LAB_OUT/cpu-serve.txt"
 kill -TERM $srv; wait $srv; echo "serve exit $?" >> "$LAB_OUT/serve.err"
