@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rdmatop/rdmatop/capture"
@@ -93,7 +94,7 @@ func rowsOf(s faultspec.Spec) []string {
 	add := func(fault, at string) {
 		for _, f := range faultspec.Families(fault) {
 			r := f + " @" + at
-			if !contains(rows, r) {
+			if !slices.Contains(rows, r) {
 				rows = append(rows, r)
 			}
 		}
@@ -104,15 +105,6 @@ func rowsOf(s faultspec.Spec) []string {
 		rows = []string{"none"}
 	}
 	return rows
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // check runs `rdmatop check --json FILE` and returns its first finding at
