@@ -195,6 +195,9 @@ func readMeta(path string) (exits string, qdiscs map[string]string) {
 		switch {
 		case strings.HasPrefix(l, "client exit ") || strings.HasPrefix(l, "server exit "):
 			ex = append(ex, l)
+		case strings.HasSuffix(l, " packets dropped by kernel") && !strings.HasPrefix(l, "0 "):
+			// A capture that lost packets makes the truth call them lost.
+			ex = append(ex, "tcpdump: "+l)
 		case strings.HasPrefix(l, "## fwd impairment"):
 			section = "fwd"
 		case strings.HasPrefix(l, "## rev impairment"):

@@ -55,6 +55,15 @@ func report(w io.Writer, title, which string, runs []runResult, broken []string)
 	if len(broken) > 0 {
 		fmt.Fprintf(w, "Runs without a truth (captures missing or the truth tool failed): %s.\n", strings.Join(broken, ", "))
 	}
+	var plumbing []string
+	for _, r := range runs {
+		if r.exits != "client exit 0, server exit 0" {
+			plumbing = append(plumbing, fmt.Sprintf("%s (%s)", r.name, r.exits))
+		}
+	}
+	if len(plumbing) > 0 {
+		fmt.Fprintf(w, "Runs whose workload or captures failed (judged all the same, by their truth): %s.\n", strings.Join(plumbing, "; "))
+	}
 	w.Write([]byte("\n"))
 	familyTable(w, runs)
 	confusion(w, runs)
