@@ -80,6 +80,9 @@ func TestDrawsStayInBounds(t *testing.T) {
 		if d.verb == "ud" && arg("-s") > roceMTU[d.mtu] {
 			t.Errorf("%s: UD larger than the MTU: %s", d.spec.Name, d.spec.Workload)
 		}
+		if slices.Contains(f, "-b") && slices.Contains(f, "ib_send_bw") && slices.Contains(f, "--rate_units=M") {
+			t.Errorf("%s: perftest has no rate limit for a bidirectional SEND: %s", d.spec.Name, d.spec.Workload)
+		}
 		ecn := slices.Contains(d.families, "ecn-netem") || slices.Contains(d.families, "red-ecn")
 		if ecn != strings.Contains(d.spec.Extra, "--tclass=2") {
 			t.Errorf("%s: ECN %v, extra %q", d.spec.Name, ecn, d.spec.Extra)

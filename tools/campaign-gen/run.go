@@ -112,7 +112,14 @@ func drawWorkload(r *rand.Rand, mtu int, faults []fault) (cmd, verb string, byte
 	var rateLimit float64
 	if verb != "atomic" && r.IntN(10) < 3 {
 		rateLimit = float64(2 + r.IntN(7)) // MB/s, perftest's software limiter
-		budget = min(budget, rateLimit*budgetSecs*(1<<20))
+		// perftest refuses its limiter on a bidirectional SEND ("SW Rate
+		// limiter cann't be executed on ... bidirectional SEND tests"):
+		// drawn all the same, so that the draws after it stay the seed's.
+		if bidir && (verb == "send" || verb == "ud") {
+			rateLimit = 0
+		} else {
+			budget = min(budget, rateLimit*budgetSecs*(1<<20))
+		}
 	}
 	for _, f := range faults {
 		if f.slow {
