@@ -27,18 +27,19 @@ func main() {
 	bin := flag.String("rdmatop", "", "the rdmatop binary (default: built from ./cmd/rdmatop)")
 	which := flag.String("capture", "full", "which capture to judge: full (veth0.pcap, as captured) or cut (veth0.pcap.gz, snaplen 128 as testdata keeps)")
 	title := flag.String("title", "", "the report's title")
+	misses := flag.Bool("misses", false, "list only the captures judged wrong (not every capture)")
 	flag.Parse()
 	if *dir == "" || (*which != "full" && *which != "cut") {
 		fmt.Fprintln(os.Stderr, "usage: campaign-score -dir DIR [-rdmatop BIN] [-capture full|cut] [-title T]")
 		os.Exit(2)
 	}
-	if err := run(*dir, *bin, *which, *title); err != nil {
+	if err := run(*dir, *bin, *which, *title, *misses); err != nil {
 		fmt.Fprintln(os.Stderr, "campaign-score:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir, bin, which, title string) error {
+func run(dir, bin, which, title string, misses bool) error {
 	if bin == "" {
 		tmp, err := os.MkdirTemp("", "campaign-score")
 		if err != nil {
@@ -81,6 +82,6 @@ func run(dir, bin, which, title string) error {
 		results = append(results, res)
 		fmt.Fprintf(os.Stderr, "scored %s\n", filepath.Base(rd))
 	}
-	report(os.Stdout, title, which, results, broken)
+	report(os.Stdout, title, which, results, broken, misses)
 	return nil
 }

@@ -30,7 +30,7 @@ func pctOf(t tally) string {
 }
 
 // report writes the markdown report of a scored campaign.
-func report(w io.Writer, title, which string, runs []runResult, broken []string) {
+func report(w io.Writer, title, which string, runs []runResult, broken []string, missesOnly bool) {
 	if title == "" {
 		title = "a randomized two-point campaign"
 	}
@@ -69,7 +69,7 @@ func report(w io.Writer, title, which string, runs []runResult, broken []string)
 	confusion(w, runs)
 	countTable(w, runs)
 	beforeCapture(w, runs)
-	everyCapture(w, runs)
+	everyCapture(w, runs, missesOnly)
 }
 
 // familyTable: per fault family and where it sat, the runs, the first
@@ -264,14 +264,21 @@ func orNone(s string) string {
 	return s
 }
 
-// everyCapture: one row a capture, misses in bold.
-func everyCapture(w io.Writer, runs []runResult) {
-	fmt.Fprintln(w, "#### Every capture")
+// everyCapture: one row a capture, misses in bold (or the misses only).
+func everyCapture(w io.Writer, runs []runResult, missesOnly bool) {
+	if missesOnly {
+		fmt.Fprintln(w, "#### The captures judged wrong")
+	} else {
+		fmt.Fprintln(w, "#### Every capture")
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| run | fault A→B / B→A (where) | workload | net | capture | network did (truth) | truth | first finding | verdict |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, r := range runs {
 		for _, p := range r.points {
+			if missesOnly && p.right {
+				continue
+			}
 			verdict := "right"
 			if !p.right {
 				verdict = "**wrong**"
