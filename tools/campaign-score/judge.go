@@ -55,6 +55,7 @@ type runResult struct {
 	exits  string
 	qdiscs map[string]string // "fwd", "rev" → "netem dropped 3; tbf dropped 9"
 	truth  *wiretruth.Run
+	mtu    string // the RoCE MTU, from the veth MTU in meta.txt
 }
 
 func judgeRun(dir, bin, which string) (runResult, error) {
@@ -67,6 +68,7 @@ func judgeRun(dir, bin, which string) (runResult, error) {
 		return res, fmt.Errorf("%s: %w", dir, err)
 	}
 	res.rows = rowsOf(res.spec)
+	res.mtu = mtuOf(filepath.Join(dir, "meta.txt"))
 	res.exits, res.qdiscs = readMeta(filepath.Join(dir, "meta.txt"))
 	for _, c := range t.Captures {
 		file := filepath.Join(dir, c.Name+".pcap")
@@ -216,4 +218,25 @@ func readMeta(path string) (exits string, qdiscs map[string]string) {
 		}
 	}
 	return strings.Join(ex, ", "), qdiscs
+}
+
+// mtuOf names the run's RoCE MTU from the veth MTU meta.txt records
+// (rxe takes the largest IB MTU that fits in it with its headers).
+func mtuOf(meta string) string {
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "mtu: "); ok {
+			switch v {
+			case "1500":
+				return "1024"
+			case "4500":
+				return "4096"
+			}
+			return "veth " + v
+		}
+	}
+	return "?"
 }
