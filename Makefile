@@ -63,7 +63,8 @@ accuracy:
 # outside git; the score is CAMPAIGN_OUT/SCORE.md. A seed once scored is
 # training data. The guest gets 3 GiB: its /tmp (half the memory) holds
 # both full captures of a run, and a resend storm on a 3 MB READ filled
-# the default 512 MiB.
+# the default 512 MiB. A workload gets 60 s (a run is drawn to take
+# 15–30 s; past 60 it is a resend storm, judged as it stands).
 SEED ?= 1
 RUNS ?= 24
 CAMPAIGN_OUT ?= /tmp/campaign-$(SEED)
@@ -71,7 +72,7 @@ campaign:
 	$(GO) run ./tools/campaign-gen -seed $(SEED) -runs $(RUNS) -out $(CAMPAIGN_OUT)
 	@rc=0; for m in 1500 4500; do \
 		[ -f $(CAMPAIGN_OUT)/specs-mtu$$m.txt ] || continue; \
-		RXE_LAB_MEM=3072 RXE_MTU=$$m SECONDS_PER_RUN=60 test/lab/twopoint/run.sh $(CAMPAIGN_OUT)/mtu$$m $(CAMPAIGN_OUT)/specs-mtu$$m.txt || rc=$$?; \
+		RXE_LAB_MEM=3072 RXE_MTU=$$m SECONDS_PER_RUN=60 CLIENT_TIMEOUT=60 test/lab/twopoint/run.sh $(CAMPAIGN_OUT)/mtu$$m $(CAMPAIGN_OUT)/specs-mtu$$m.txt || rc=$$?; \
 	done; \
 	[ $$rc = 0 ] || echo "some lab runs failed (exit $$rc): scoring the runs that have a truth"
 	$(GO) run ./tools/campaign-score -dir $(CAMPAIGN_OUT) -title "seed $(SEED), $(RUNS) runs" > $(CAMPAIGN_OUT)/SCORE.md

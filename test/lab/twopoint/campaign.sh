@@ -107,7 +107,7 @@ workload() {
     local srv=$!
     sleep 1.5
     # shellcheck disable=SC2086
-    timeout 90 $args -F -d rxe0 -x "$GX" -p "$PORT" $EXTRA $rate "$RXE_IP_B" > "$o/client.txt" 2>&1
+    timeout "${CLIENT_TIMEOUT:-90}" $args -F -d rxe0 -x "$GX" -p "$PORT" $EXTRA $rate "$RXE_IP_B" > "$o/client.txt" 2>&1
     echo "client exit $?" >> "$o/meta.txt"
     ( sleep 10; kill "$srv" 2> /dev/null ) & local k=$!
     wait "$srv"; echo "server exit $?" >> "$o/meta.txt"

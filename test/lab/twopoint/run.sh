@@ -27,7 +27,7 @@ rm -rf "$out"
 # their truth is written, and the exit status says it failed.
 rc=0
 flock /tmp/rxe-lab.lock "$lab" run -q --no-topo -i "$in" -o "$out" -t $((120 + ${SECONDS_PER_RUN:-40} * n)) \
-    -e RXE_MTU="${RXE_MTU:-1500}" -e ONLY="$*" "$in/campaign.sh" || rc=$?
+    -e RXE_MTU="${RXE_MTU:-1500}" -e CLIENT_TIMEOUT="${CLIENT_TIMEOUT:-90}" -e ONLY="$*" "$in/campaign.sh" || rc=$?
 for d in "$out"/*/; do
     [ -f "$d/veth0.pcap" ] || continue
     go run ./tools/wiretruth -dir "$d" -write "$d" || { echo "no truth for $d"; rc=1; }
