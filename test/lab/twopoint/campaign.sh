@@ -2,7 +2,7 @@
 # rxe-lab job (boot with --no-topo): the wire-truth campaign. Sets up the
 # two-point topology (topo.sh), then for every run of $SPECS (one line a
 # run, see specs.txt) impairs the middle of the path with netem (or tbf,
-# red: gen.md), or the sender's own egress before its capture point, runs
+# red: docs/wiretruth.md), or the sender's own egress before its capture point, runs
 # one perftest workload between rxe0 and rxe1 over IPv4 or IPv6 GIDs,
 # untagged or on VLAN 100, and captures full frames on veth0 and on veth1
 # at once. Per run NAME, in $LAB_OUT/NAME/:
@@ -75,7 +75,7 @@ clear_impair() {
 
 # workload NAME: the server on rxe1, the client on rxe0 (requester A).
 # NAME is one of the names below, or a whole perftest command ("ib_..."),
-# run as it is at both ends (gen.md).
+# run as it is at both ends (docs/wiretruth.md).
 workload() {
     local rate="" args
     case $1 in

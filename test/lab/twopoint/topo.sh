@@ -56,7 +56,7 @@ done
 [ -n "$GA" ] || { echo "topo: IPv4 GIDs did not appear" >&2; exit 1; }
 for _ in 1 2 3 4 5; do ping -c1 -W2 -I "$A" "$IPB" > /dev/null && break; sleep 1; done
 ping -c1 -W2 -I "$A" "$IPB" > /dev/null || { echo "topo: ping through mid failed" >&2; exit 1; }
-# The randomized campaign's other networks (test/lab/twopoint/gen.md):
+# The randomized campaign's other networks (docs/wiretruth.md):
 # IPv6 GIDs on veth0/veth1 and IPv4 and IPv6 GIDs on VLAN 100 above them
 # (8021q). RoCE puts an upper VLAN device's addresses in the port's GID
 # table with that device as the GID's netdev, and rxe sends on it, so the
