@@ -117,10 +117,9 @@ func compatible(a, b fault) bool {
 		return false
 	}
 	// slot and a delay both schedule netem's queue: keep them apart.
-	for _, p := range [][2]string{{"slot", "jitter"}, {"slot", "jitter-reorder"}, {"slot", "reorder"}} {
-		if (a.family == p[0] && slices.Contains([]string{p[1]}, b.family)) || (b.family == p[0] && a.family == p[1]) {
-			return false
-		}
+	slotAndDelay := func(x, y fault) bool { return x.family == "slot" && slices.Contains(delayKind, y.family) }
+	if slotAndDelay(a, b) || slotAndDelay(b, a) {
+		return false
 	}
 	return a.family != b.family
 }

@@ -89,3 +89,23 @@ func TestDrawsStayInBounds(t *testing.T) {
 		}
 	}
 }
+
+// One netem holds one loss model and one delay, and a chain one tbf:
+// tc would refuse a second.
+func TestDrawsMakeValidQdiscs(t *testing.T) {
+	for _, d := range drawCampaign(5, 600) {
+		for _, col := range []string{d.spec.Fwd, d.spec.Rev} {
+			for _, part := range strings.Split(col, ";") {
+				f := strings.Fields(part)
+				for _, w := range []string{"loss", "delay", "slot", "tbf", "red"} {
+					if n := strings.Count(" "+strings.Join(f, " ")+" ", " "+w+" "); n > 1 {
+						t.Errorf("%s: %q has %d %s", d.spec.Name, part, n, w)
+					}
+				}
+			}
+			if strings.Count(col, "tbf ") > 1 {
+				t.Errorf("%s: two tbf in %q", d.spec.Name, col)
+			}
+		}
+	}
+}
