@@ -1,7 +1,7 @@
 # rdmatop: the commands README.md names.
 GO ?= go
 
-.PHONY: build test test-bigendian demo bench fuzz vet accuracy
+.PHONY: build test test-bigendian demo bench fuzz vet accuracy campaign
 
 build:
 	CGO_ENABLED=0 $(GO) build -buildvcs=true -o bin/rdmatop ./cmd/rdmatop
@@ -54,3 +54,26 @@ fuzz:
 # floor).
 accuracy:
 	$(GO) test -count=1 -run 'TestAccuracy|TestCampaignDiagnosis' -v ./cmd/rdmatop/ -update-accuracy
+
+# The randomized two-point campaign (issue 32, docs/wiretruth.md): draw
+# RUNS runs from SEED (tools/campaign-gen), run them in the rxe-lab VM, one
+# boot per RoCE MTU (test/lab/twopoint/run.sh, which writes each run's
+# truth with tools/wiretruth), then judge rdmatop at both capture points
+# against the truth (tools/campaign-score). Everything goes to CAMPAIGN_OUT,
+# outside git; the score is CAMPAIGN_OUT/SCORE.md. A seed once scored is
+# training data. The guest gets 3 GiB: its /tmp (half the memory) holds
+# both full captures of a run, and a resend storm on a 3 MB READ filled
+# the default 512 MiB. A workload gets 60 s (a run is drawn to take
+# 15–30 s; past 60 it is a resend storm, judged as it stands).
+SEED ?= 1
+RUNS ?= 24
+CAMPAIGN_OUT ?= /tmp/campaign-$(SEED)
+campaign:
+	$(GO) run ./tools/campaign-gen -seed $(SEED) -runs $(RUNS) -out $(CAMPAIGN_OUT)
+	@rc=0; for m in 1500 4500; do \
+		[ -f $(CAMPAIGN_OUT)/specs-mtu$$m.txt ] || continue; \
+		RXE_LAB_MEM=3072 RXE_MTU=$$m SECONDS_PER_RUN=60 CLIENT_TIMEOUT=60 test/lab/twopoint/run.sh $(CAMPAIGN_OUT)/mtu$$m $(CAMPAIGN_OUT)/specs-mtu$$m.txt || rc=$$?; \
+	done; \
+	[ $$rc = 0 ] || echo "some lab runs failed (exit $$rc): scoring the runs that have a truth"
+	$(GO) run ./tools/campaign-score -dir $(CAMPAIGN_OUT) -title "seed $(SEED), $(RUNS) runs" > $(CAMPAIGN_OUT)/SCORE.md
+	@cat $(CAMPAIGN_OUT)/SCORE.md

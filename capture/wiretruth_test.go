@@ -38,56 +38,10 @@ type truthRun struct {
 	wiretruth.Truth
 }
 
-// wtCount is one count compared at one capture point.
-type wtCount struct {
-	name string
-	// tolerance is the disagreement allowed, from the truth (see each).
-	tolerance func(t *wiretruth.FlowTruth, want uint64) uint64
-	got, want func(f *FlowSummary, t *wiretruth.FlowTruth, point string) (uint64, bool)
-}
-
-func exact(*wiretruth.FlowTruth, uint64) uint64 { return 0 }
-
-var wtCounts = []wtCount{
-	// What a capture point can see of loss and duplication is defined
-	// exactly (wiretruth.Observed): no tolerance.
-	{name: "missing", tolerance: exact,
-		got:  func(f *FlowSummary, _ *wiretruth.FlowTruth, _ string) (uint64, bool) { return f.MissingPSNs, true },
-		want: func(_ *FlowSummary, t *wiretruth.FlowTruth, p string) (uint64, bool) { return t.Seen[p].Missing, true }},
-	{name: "duplicates", tolerance: exact,
-		got: func(f *FlowSummary, _ *wiretruth.FlowTruth, _ string) (uint64, bool) { return f.Duplicates, true },
-		want: func(_ *FlowSummary, t *wiretruth.FlowTruth, p string) (uint64, bool) {
-			return t.Seen[p].Duplicates, true
-		}},
-	// A packet corrupted on the way may have its IPv4 ID bits flipped and
-	// so look sent earlier or later than it was: one per corrupted packet.
-	{name: "out_of_order", tolerance: func(t *wiretruth.FlowTruth, _ uint64) uint64 { return t.Corrupted },
-		got: func(f *FlowSummary, _ *wiretruth.FlowTruth, _ string) (uint64, bool) { return f.OutOfOrder, true },
-		want: func(_ *FlowSummary, t *wiretruth.FlowTruth, p string) (uint64, bool) {
-			return t.Seen[p].OutOfOrder, true
-		}},
-	// Resends: a resend and a late original of the same PSN can pass each
-	// other on a reordering path, and which of the two comes first decides
-	// which one the observer takes for the resend; each such pair can
-	// shift the count by one. The truth counts them (reordered resends),
-	// and a READ response that the responder sends again for a re-issued
-	// READ adds the same ambiguity; 1 % of the resends, at least 2.
-	{name: "resent", tolerance: func(_ *wiretruth.FlowTruth, want uint64) uint64 { return max(2, want/100) },
-		got: func(f *FlowSummary, _ *wiretruth.FlowTruth, _ string) (uint64, bool) {
-			return f.RetransmittedPackets, true
-		},
-		want: func(_ *FlowSummary, t *wiretruth.FlowTruth, p string) (uint64, bool) { return t.Seen[p].Resent, true }},
-	// Go-back-N episodes are whole only at the sender's side: downstream a
-	// lost resend can hide where the sender went back. A READ re-issued
-	// while the responder's answers to the first asking are still coming
-	// may or may not be the sender going back: one either way.
-	{name: "episodes", tolerance: func(t *wiretruth.FlowTruth, _ uint64) uint64 { return 1 },
-		got: func(f *FlowSummary, _ *wiretruth.FlowTruth, _ string) (uint64, bool) { return f.GoBackN, true },
-		want: func(_ *FlowSummary, t *wiretruth.FlowTruth, p string) (uint64, bool) {
-			e := t.Episodes
-			return e.NAK + e.RNR + e.Timer, p == t.Upstream && t.Kind == "requests"
-		}},
-}
+// wtCounts names the counts compared, in table order. The comparison and
+// each count's tolerance, argued there, are wiretruth.FlowTruth.Compare's
+// (tools/campaign-score judges the randomized campaign with them too).
+var wtCounts = wiretruth.CountNames
 
 type wtResult struct {
 	run, point, kind, fault, verb string
@@ -177,18 +131,13 @@ func compareRun(t *testing.T, r truthRun, point string, s *Summary, fault, verb 
 			}
 			continue
 		}
-		for _, k := range wtCounts {
-			want, ok := k.want(f, ft, point)
-			if !ok {
-				continue
-			}
-			got, _ := k.got(f, ft, point)
-			res.counts[k.name] = [2]uint64{got, want}
-			d := max(got, want) - min(got, want)
-			tol := k.tolerance(ft, want)
-			res.agree[k.name] = d <= tol
-			if strict && d > tol {
-				t.Errorf("%s at %s (%s, %s side): %s %d, truth %d (tolerance %d)", r.Run, point, ft.Kind, res.side, k.name, got, want, tol)
+		got := wiretruth.Counts{Missing: f.MissingPSNs, Duplicates: f.Duplicates, OutOfOrder: f.OutOfOrder,
+			Resent: f.RetransmittedPackets, Episodes: f.GoBackN}
+		for _, c := range ft.Compare(point, got) {
+			res.counts[c.Name] = [2]uint64{c.Got, c.Want}
+			res.agree[c.Name] = c.Agrees()
+			if strict && !c.Agrees() {
+				t.Errorf("%s at %s (%s, %s side): %s %d, truth %d (tolerance %d)", r.Run, point, ft.Kind, res.side, c.Name, c.Got, c.Want, c.Tolerance)
 			}
 		}
 		results = append(results, res)
@@ -297,8 +246,8 @@ func campaignTable(runs []truthRun, results, zeroed []wtResult) string {
 	b.WriteString("what that point can see of the truth (`internal/wiretruth`: packets matched by their bytes\n")
 	b.WriteString("across the impairment). A count agrees when it is within its tolerance: none for *missing*\n")
 	b.WriteString("and *duplicates*; the corrupted packets for *out_of_order*; 1 % (at least 2) for *resent*; 1\n")
-	b.WriteString("for *episodes* (counted at the sender's side only). The reasons are beside `wtCounts` in\n")
-	b.WriteString("`capture/wiretruth_test.go`, and the test fails on any disagreement beyond them.\n\n")
+	b.WriteString("for *episodes* (counted at the sender's side only). The reasons are beside `FlowTruth.Compare` in\n")
+	b.WriteString("`internal/wiretruth/agree.go`, and the test fails on any disagreement beyond them.\n\n")
 	fmt.Fprintf(&b, "%d runs, %d flow observations.\n\n", len(runs), len(results))
 	b.WriteString("## Agreement by fault and workload\n\n")
 	b.WriteString("Flow observations within tolerance, of those compared.\n\n")
@@ -312,17 +261,17 @@ func campaignTable(runs []truthRun, results, zeroed []wtResult) string {
 	b.WriteString("rdmatop / truth for each count, as captured; **bold** beyond tolerance.\n\n")
 	b.WriteString("| run | point | flow | side |")
 	for _, k := range wtCounts {
-		b.WriteString(" " + k.name + " |")
+		b.WriteString(" " + k + " |")
 	}
 	b.WriteString("\n|---|---|---|---|" + strings.Repeat("---|", len(wtCounts)) + "\n")
 	for _, r := range results {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |", r.run, r.point, r.kind, r.side)
 		for _, k := range wtCounts {
-			c, ok := r.counts[k.name]
+			c, ok := r.counts[k]
 			switch {
 			case !ok:
 				b.WriteString(" – |")
-			case r.agree[k.name]:
+			case r.agree[k]:
 				fmt.Fprintf(&b, " %d / %d |", c[0], c[1])
 			default:
 				fmt.Fprintf(&b, " **%d / %d** |", c[0], c[1])
@@ -363,13 +312,13 @@ func agreementTable(b *strings.Builder, results []wtResult) {
 	slices.Sort(order)
 	b.WriteString("| fault | workload |")
 	for _, k := range wtCounts {
-		b.WriteString(" " + k.name + " |")
+		b.WriteString(" " + k + " |")
 	}
 	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(wtCounts)) + "\n")
 	row := func(f, v string, m map[string]*agg) {
 		fmt.Fprintf(b, "| %s | %s |", f, v)
 		for _, k := range wtCounts {
-			if a := m[k.name]; a != nil {
+			if a := m[k]; a != nil {
 				fmt.Fprintf(b, " %d/%d |", a.agree, a.total)
 			} else {
 				b.WriteString(" – |")

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -27,106 +25,17 @@ const campaignDir = "../../testdata/wiretruth/"
 // that it cannot fall unnoticed.
 const campaignMinRight = 89
 
-// campaignRun is one committed run's truth.
-type campaignRun struct {
-	Run  string `json:"run"`
-	Spec string `json:"spec"`
-	wiretruth.Truth
-}
-
-// networkDid names what the truth says the network did, as seen from the
-// capture point at (the first is the label; a finding naming any of them
-// is right). Loss includes corruption: a receiver drops a frame whose ICRC
-// fails, so to the transport it is lost. Where every loss lies after the
-// capture point and no NAK followed (a lost READ request or response, or
-// a lost last packet), the capture sees only the requester's timer fire:
-// ack-timeout names what it can see.
-func networkDid(r campaignRun, at string) (did []string, why string) {
-	var lost, lostReq, reordered, dup, ce, timer, naks, resent uint64
-	lossAfter := true
-	for _, f := range r.Flows {
-		if f.Kind == "cnp" {
-			continue
-		}
-		if f.Lost+f.Corrupted > 0 && f.Upstream != at {
-			lossAfter = false
-		}
-		naks += f.Episodes.NAK
-		lost += f.Lost + f.Corrupted
-		if f.Kind != "acks" {
-			lostReq += f.Lost + f.Corrupted
-		}
-		reordered += f.Reordered
-		dup += f.Duplicated
-		ce += f.CEMarked
-		timer += f.Episodes.Timer
-		resent += f.Resent
-	}
-	// Lost ACKs that cost nothing (no resend): the next ACK covered them,
-	// and neither end can see they were lost.
-	if lost > 0 && (lostReq > 0 || resent > 0) {
-		did = append(did, "packet-loss")
-		if lossAfter && naks == 0 && timer > 0 {
-			did = append(did, "ack-timeout")
-		}
-	}
-	if reordered > 0 {
-		did = append(did, "packet-reordering")
-	}
-	if dup > 0 {
-		did = append(did, "packet-duplication")
-	}
-	if ce > 0 {
-		did = append(did, "ecn-marked-no-cnp")
-	}
-	if timer > 0 && lost == 0 {
-		did = append(did, "late-acks")
-	}
-	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
-	return did, why
-}
-
-// nothingVisible reports whether the capture point at sees none of what
-// the network did, by the truth's own account of that point: no packet
-// missing, copied, out of order or resent there, no ACK sent twice, no CE
-// mark or ACK copy reaching it. (A copy of a READ response made after
-// the responder's capture, a lost UD datagram, a READ request lost before
-// the responder and asked again after the timer: nothing there shows it.)
-// No finding is then right too.
-func nothingVisible(r campaignRun, at string) bool {
-	for _, f := range r.Flows {
-		s := f.Seen[at]
-		if s.Missing+s.Duplicates+s.OutOfOrder+s.Resent+f.ACKsRepeated > 0 {
-			return false
-		}
-		if f.Downstream == at && f.CEMarked+f.Duplicated > 0 {
-			return false
-		}
-	}
-	return true
-}
-
-func loadCampaign(t *testing.T) []campaignRun {
+func loadCampaign(t *testing.T) []*wiretruth.Run {
 	t.Helper()
 	paths, err := filepath.Glob(campaignDir + "*/truth.json.gz")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runs []campaignRun
+	var runs []*wiretruth.Run
 	for _, p := range paths {
-		f, err := os.Open(p)
+		r, err := wiretruth.LoadRun(p)
 		if err != nil {
 			t.Fatal(err)
-		}
-		z, err := gzip.NewReader(f)
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		var r campaignRun
-		err = json.NewDecoder(z).Decode(&r)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", p, err)
 		}
 		runs = append(runs, r)
 	}
@@ -148,7 +57,7 @@ func TestCampaignDiagnosis(t *testing.T) {
 	right, total := 0, 0
 	for _, r := range runs {
 		for _, c := range r.Captures {
-			did, why := networkDid(r, c.Name)
+			did, why := wiretruth.NetworkDid(&r.Truth, c.Name)
 			file := filepath.Join(campaignDir, r.Run, c.Name+".pcap.gz")
 			out, stderr, code := runCLI(t, "check", "--json", file)
 			if code == 2 {
@@ -168,8 +77,8 @@ func TestCampaignDiagnosis(t *testing.T) {
 				}
 				warnings++
 			}
-			hidden := len(did) > 0 && nothingVisible(r, c.Name)
-			ok := ((len(did) == 0 || hidden) && warnings == 0) || slices.Contains(did, first)
+			hidden := len(did) > 0 && wiretruth.NothingVisible(&r.Truth, c.Name)
+			ok := wiretruth.FirstFindingRight(did, hidden, first, warnings)
 			total++
 			mark := "**wrong**"
 			if ok {

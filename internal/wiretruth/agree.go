@@ -1,0 +1,54 @@
+package wiretruth
+
+// Counts is what an analyser reported for one flow from one capture
+// point, to hold against what the truth says that point can see.
+type Counts struct {
+	Missing, Duplicates, OutOfOrder, Resent, Episodes uint64
+}
+
+// CountCheck is one count compared: the analyser's, the truth's and the
+// disagreement allowed.
+type CountCheck struct {
+	Name                 string
+	Got, Want, Tolerance uint64
+}
+
+// Agrees: the disagreement is within the tolerance.
+func (c CountCheck) Agrees() bool { return max(c.Got, c.Want)-min(c.Got, c.Want) <= c.Tolerance }
+
+// Compare holds an analyser's counts for flow f seen at point against
+// the truth, each with its tolerance (argued beside each); episodes are
+// compared only for requests at the sender's side.
+func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
+	seen := f.Seen[point]
+	out := []CountCheck{
+		// What a capture point can see of loss and duplication is defined
+		// exactly (Observed): no tolerance.
+		{Name: "missing", Got: got.Missing, Want: seen.Missing},
+		{Name: "duplicates", Got: got.Duplicates, Want: seen.Duplicates},
+		// A packet corrupted on the way may have its IPv4 ID bits flipped
+		// and so look sent earlier or later than it was: one per
+		// corrupted packet.
+		{Name: "out_of_order", Got: got.OutOfOrder, Want: seen.OutOfOrder, Tolerance: f.Corrupted},
+		// Resends: a resend and a late original of the same PSN can pass
+		// each other on a reordering path, and which of the two comes
+		// first decides which one the observer takes for the resend; each
+		// such pair can shift the count by one. The truth counts them
+		// (reordered resends), and a READ response that the responder
+		// sends again for a re-issued READ adds the same ambiguity; 1 % of
+		// the resends, at least 2.
+		{Name: "resent", Got: got.Resent, Want: seen.Resent, Tolerance: max(2, seen.Resent/100)},
+	}
+	// Go-back-N episodes are whole only at the sender's side: downstream a
+	// lost resend can hide where the sender went back. A READ re-issued
+	// while the responder's answers to the first asking are still coming
+	// may or may not be the sender going back: one either way.
+	if point == f.Upstream && f.Kind == "requests" {
+		e := f.Episodes
+		out = append(out, CountCheck{Name: "episodes", Got: got.Episodes, Want: e.NAK + e.RNR + e.Timer, Tolerance: 1})
+	}
+	return out
+}
+
+// CountNames names the counts Compare holds, in its order.
+var CountNames = []string{"missing", "duplicates", "out_of_order", "resent", "episodes"}
