@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
@@ -41,12 +42,21 @@ type env struct {
 	ccCache       map[string]sysfs.CCParams
 	hwPorts       map[string]bool
 	selected      *selection
+	now           time.Time  // the sample's time
+	guard         *fileGuard // safe for concurrent use
 }
 
-func (s *Sampler) env() *env {
-	return &env{src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, devCache: s.devCache,
+func (s *Sampler) env(now time.Time) *env {
+	return &env{src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, now: now, guard: s.guard, devCache: s.devCache,
 		devCacheNames: s.devCacheNames, linkCache: s.linkCache, linksKnown: s.linksKnown,
 		ecnCache: s.ecnCache, ccCache: s.ccCache, hwPorts: s.hwPorts, selected: s.selected}
+}
+
+// linkAnswer is sysfs's netdev ↔ port links for the netdev sources; ok
+// false: sysfs could not tell.
+type linkAnswer struct {
+	links []sysfs.Link
+	ok    bool
 }
 
 // handoff passes one value from a task to others of the same sample.
@@ -78,10 +88,10 @@ func (h *handoff[T]) get(ctx context.Context) (T, error) {
 // ports: those the last full discovery found, so they start at once; only
 // before any discovery has worked do they wait for this sample's sysfs
 // task (within their own timeout). Nothing else waits for anything.
-func (s *Sampler) tasks(c *collected) []probes.Task {
-	e := s.env()
+func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
+	e := s.env(now)
 	t := e.opt.Timeout
-	links := newHandoff[[]sysfs.Link]()
+	links := newHandoff[linkAnswer]()
 	netdevs := func(ctx context.Context) ([]string, error) {
 		if e.linksKnown {
 			return selectedNetdevs(e.linkCache, e.opt), nil
@@ -90,12 +100,54 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 		if err != nil {
 			return nil, fmt.Errorf("waiting for sysfs to name the netdevs: %w", err)
 		}
-		return selectedNetdevs(l, e.opt), nil
+		if !l.ok && e.opt.Netdev == "" {
+			// sysfs hung before it named them: no answer to give.
+			return nil, fmt.Errorf("sysfs hung before it named the netdevs: %w", os.ErrDeadlineExceeded)
+		}
+		return selectedNetdevs(l.links, e.opt), nil
 	}
 	var list []probes.Task
 	list = append(list, probes.Task{Name: "sysfs", Timeout: t, Run: func(ctx context.Context) (func(), error) {
-		defer links.put(nil) // whatever happened, nobody waits for more
-		r, err := e.readSysfs(links)
+		defer links.put(linkAnswer{}) // whatever happened, nobody waits for more
+		// Files are read through the guard, which gives up on a file
+		// that does not answer (fileWait) and starts nothing once
+		// three quarters of the timeout are spent: the task answers in
+		// time with every file that did, and names those that did not.
+		bctx, cancel := context.WithTimeout(ctx, t*3/4)
+		defer cancel()
+		var fsys fs.FS
+		var view *guardedFS
+		if e.src.FS != nil {
+			view = e.guard.view(bctx, e.src.FS, e.now, min(fileWait, t/4))
+			fsys = view
+		}
+		r, err := e.readSysfs(fsys, links)
+		// Discovery failed: the netdev sources read nothing (or -i's
+		// netdev), unless it hung: then they cannot tell either.
+		links.put(linkAnswer{ok: !errors.Is(err, os.ErrDeadlineExceeded)})
+		var skipped int
+		if view != nil {
+			r.hung, r.hungSince, skipped = view.Hung()
+		}
+		if !r.devsOK && errors.Is(err, os.ErrDeadlineExceeded) {
+			// Discovery itself hung: no answer, as if the task had
+			// timed out (its last answer is carried forward).
+			return nil, err
+		}
+		if len(r.hung) > 0 || skipped > 0 {
+			what := fmt.Sprintf("%d files hang (no answer within %v; not read again until the kernel answers)", len(r.hung), min(fileWait, t/4))
+			if len(r.hung) == 1 {
+				what = fmt.Sprintf("1 file hangs (no answer within %v; not read again until the kernel answers)", min(fileWait, t/4))
+			}
+			if skipped > 0 {
+				what += fmt.Sprintf("; %d more not read in this sample, its time spent on them", skipped)
+			}
+			what += "; their last values are carried forward, stale"
+			if err != nil {
+				what += "; " + err.Error()
+			}
+			err = &probes.PartialError{What: what, Stuck: r.hung}
+		}
 		return func() { s.commitSysfs(c, r) }, err
 	}})
 	if e.src.Ethtool != nil {

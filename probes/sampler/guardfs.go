@@ -1,0 +1,202 @@
+package sampler
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+	"time"
+)
+
+// A sysfs file can hang: its show() waits on a firmware command that
+// does not complete, or on RTNL (netdev attributes); a FIFO in a fixture
+// tree never answers. read(2) on it cannot be interrupted from Go, so a
+// goroutine stuck in it can neither be cancelled nor reused: it returns
+// when the kernel answers, or never. The guard runs each file read on a
+// goroutine of its own and waits a bounded time; a read that does not
+// answer is left behind and remembered, and until it returns every later
+// read of the same file fails at once without starting another one. So
+// there is at most one goroutine per stuck file, however many samples
+// pass, and at most maxStuck of them in all: past that, files are not
+// read at all (a host where everything hangs must not gain a thread per
+// file).
+
+// fileWait bounds one sysfs file read. A show() callback answers in
+// microseconds; an mlx5 hw_counters read is one firmware command (a
+// query of the port's counters), a few milliseconds even with a busy
+// command queue, and the driver gives up on a command only after 60 s
+// ("cmd exec timeout"). 250 ms is a hundred times a slow healthy read,
+// short enough that one stuck file costs a quarter of a sample the first
+// time (and nothing afterwards).
+const fileWait = 250 * time.Millisecond
+
+// maxStuck bounds the reads left behind at once.
+const maxStuck = 64
+
+// errHung is a read the guard did not wait for: it matches
+// os.ErrDeadlineExceeded, so that sysfs notes the file as hung and
+// probes.StatusOf as a timeout.
+type errHung struct {
+	path string
+	why  string
+}
+
+func (e *errHung) Error() string        { return e.path + ": " + e.why }
+func (e *errHung) Is(target error) bool { return target == os.ErrDeadlineExceeded }
+
+// fileGuard is a Sampler's: what is stuck outlives the sample that found
+// it.
+type fileGuard struct {
+	mu    sync.Mutex
+	stuck map[string]*guardRead // by operation and path
+}
+
+// guardRead is one read on its goroutine.
+type guardRead struct {
+	since time.Time // the sample that started it (the sample's clock)
+	done  chan guardResult
+}
+
+type guardResult struct {
+	v   any
+	err error
+}
+
+func newFileGuard() *fileGuard { return &fileGuard{stuck: map[string]*guardRead{}} }
+
+// outstanding is how many reads are stuck now.
+func (g *fileGuard) outstanding() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.stuck)
+}
+
+// guardedFS is one sample's view of the guard over a file system: reads
+// wait at most wait each and nothing starts once ctx is done, so the task
+// that reads through it returns within its time with what answered. It
+// records what hung, for the sample's status.
+type guardedFS struct {
+	g    *fileGuard
+	fsys fs.FS
+	ctx  context.Context
+	now  time.Time // the sample's time, for since
+	wait time.Duration
+
+	mu      sync.Mutex
+	hung    []string // paths whose read is outstanding, in the order met
+	skipped int      // files not read: time spent, or too many reads hung
+	since   time.Time
+}
+
+func (g *fileGuard) view(ctx context.Context, fsys fs.FS, now time.Time, wait time.Duration) *guardedFS {
+	return &guardedFS{g: g, fsys: fsys, ctx: ctx, now: now, wait: wait}
+}
+
+// Hung lists the files whose reads hang (outstanding), since when the
+// oldest of them has, and how many files were not read at all.
+func (v *guardedFS) Hung() (hung []string, since time.Time, skipped int) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := slices.Clone(v.hung)
+	slices.Sort(out)
+	return slices.Compact(out), v.since, v.skipped
+}
+
+func (v *guardedFS) skip() {
+	v.mu.Lock()
+	v.skipped++
+	v.mu.Unlock()
+}
+
+func (v *guardedFS) note(path string, since time.Time) {
+	v.mu.Lock()
+	v.hung = append(v.hung, path)
+	if v.since.IsZero() || since.Before(v.since) {
+		v.since = since
+	}
+	v.mu.Unlock()
+}
+
+// do runs op on path under the guard.
+func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
+	key := kind + "\x00" + path
+	g := v.g
+	g.mu.Lock()
+	if r, ok := g.stuck[key]; ok {
+		g.mu.Unlock()
+		v.note(path, r.since)
+		return nil, &errHung{path, "still hung since " + r.since.Format("15:04:05") + " (not read again until that read returns)"}
+	}
+	if len(g.stuck) >= maxStuck {
+		g.mu.Unlock()
+		v.skip()
+		return nil, &errHung{path, fmt.Sprintf("not read: %d reads are hung already", maxStuck)}
+	}
+	g.mu.Unlock()
+	if v.ctx.Err() != nil {
+		v.skip()
+		return nil, &errHung{path, "not read: the sample's time was spent on hung files"}
+	}
+	r := &guardRead{since: v.now, done: make(chan guardResult, 1)}
+	go func() {
+		// Blocks for as long as the kernel does; never started again for
+		// this file while it does (see fileGuard). It sends before it
+		// unregisters: the waiter below registers it only after finding
+		// nothing sent, under the same lock, so no entry outlives it.
+		x, err := op()
+		r.done <- guardResult{x, err}
+		g.mu.Lock()
+		if g.stuck[key] == r {
+			delete(g.stuck, key)
+		}
+		g.mu.Unlock()
+	}()
+	t := time.NewTimer(v.wait)
+	defer t.Stop()
+	select {
+	case res := <-r.done:
+		return res.v, res.err
+	case <-t.C:
+	case <-v.ctx.Done():
+	}
+	g.mu.Lock()
+	select {
+	case res := <-r.done:
+		g.mu.Unlock()
+		return res.v, res.err
+	default:
+		g.stuck[key] = r
+	}
+	g.mu.Unlock()
+	v.note(path, v.now)
+	return nil, &errHung{path, fmt.Sprintf("no answer within %v", v.wait)}
+}
+
+// Open is not guarded: opening a sysfs attribute runs no show(), and
+// the sysfs package reads files whole through ReadFile (a FIFO, which
+// blocks in open(2), is opened there too).
+func (v *guardedFS) Open(name string) (fs.File, error) { return v.fsys.Open(name) }
+
+func (v *guardedFS) ReadFile(name string) ([]byte, error) {
+	x, err := v.do("read", name, func() (any, error) { return fs.ReadFile(v.fsys, name) })
+	if err != nil {
+		return nil, err
+	}
+	return x.([]byte), nil
+}
+
+func (v *guardedFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	x, err := v.do("list", name, func() (any, error) { return fs.ReadDir(v.fsys, name) })
+	if err != nil {
+		return nil, err
+	}
+	return x.([]fs.DirEntry), nil
+}
+
+// Stat, Lstat and ReadLink read inodes, not attributes: no show() runs,
+// nothing to guard.
+func (v *guardedFS) Stat(name string) (fs.FileInfo, error)  { return fs.Stat(v.fsys, name) }
+func (v *guardedFS) Lstat(name string) (fs.FileInfo, error) { return fs.Lstat(v.fsys, name) }
+func (v *guardedFS) ReadLink(name string) (string, error)   { return fs.ReadLink(v.fsys, name) }
