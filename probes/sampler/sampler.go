@@ -167,8 +167,8 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 // collected is what the tasks of one sample handed over (their commits),
 // read by assemble once every task has finished or timed out.
 type collected struct {
-	sysfs     bool // the sysfs task answered in time (even with an error)
-	devsOK    bool // ... and listed the devices (or carried: sysfsAge)
+	sysfs  bool // the sysfs task answered in time (even with an error)
+	devsOK bool // ... and listed the devices (or carried: sysfsAge)
 	// sysfsAge is set when devs, links and netdevs are the last sysfs
 	// answer carried forward: how old it is, in seconds.
 	sysfsAge *float64
@@ -184,7 +184,7 @@ type collected struct {
 	rdmaStale bool
 	rdmaAge   float64
 	// staleAge is the oldest carried value of each source, in seconds.
-	staleAge map[string]float64
+	staleAge  map[string]float64
 	devs      []sysfs.Device
 	counters  []sysfs.CounterSet
 	netdevs   []sysfs.Netdev
