@@ -79,7 +79,12 @@ func Age(s float64) string {
 // interface changes on a Kubernetes node). A counter file alone hangs on
 // its driver: a firmware command that does not complete. The RDMA
 // netlink QP dump walks every QP: slow with tens of thousands of them.
-func LikelyCause(sts []Status) string {
+func LikelyCause(sts []Status) string { _, long := cause(sts); return long }
+
+// ShortCause is LikelyCause in a few words, for a header line.
+func ShortCause(sts []Status) string { short, _ := cause(sts); return short }
+
+func cause(sts []Status) (short, long string) {
 	by := map[string]Status{}
 	for _, s := range sts {
 		by[s.Source] = s
@@ -88,7 +93,7 @@ func LikelyCause(sts []Status) string {
 	sysfsNetdev := by["sysfs"].State == StateTimeout
 	sysfsCounters := false
 	for _, p := range by["sysfs"].Stuck {
-		if strings.Contains(p, "/class/net/") || strings.Contains(p, "/net/") && !strings.Contains(p, "infiniband") {
+		if strings.Contains(p, "class/net/") {
 			sysfsNetdev = true
 		}
 		if strings.Contains(p, "counters/") {
@@ -104,21 +109,26 @@ func LikelyCause(sts []Status) string {
 	dmesg := "see `dmesg -T | grep -E 'cmd exec timeout|blocked for more than'`"
 	switch {
 	case rtnlLike >= 2:
-		return "RTNL (the kernel's networking lock) is likely held: sysfs netdev attributes, ethtool and rtnetlink all wait on it — " +
-			"a firmware command stuck in the driver or a storm of interface changes (CNI); " + dmesg + " (stuck command, hung tasks)"
+		return "RTNL likely held: dmesg for 'cmd exec timeout' / hung tasks",
+			"RTNL (the kernel's networking lock) is likely held: sysfs netdev attributes, ethtool and rtnetlink all wait on it — " +
+				"a firmware command stuck in the driver or a storm of interface changes (CNI); " + dmesg + " (a stuck command, hung tasks)"
 	case sysfsCounters:
-		return "the driver does not answer counter reads: a firmware command is likely stuck; " + dmesg
+		return "driver not answering counter reads: dmesg for 'cmd exec timeout'",
+			"the driver does not answer counter reads: a firmware command is likely stuck; " + dmesg
 	case hung("sysfs"):
-		return "sysfs reads do not return: the driver is stuck in a firmware command or RTNL is held; " + dmesg
+		return "sysfs reads do not return: dmesg for 'cmd exec timeout' / hung tasks",
+			"sysfs reads do not return: the driver is stuck in a firmware command or RTNL is held; " + dmesg
 	case hung("ethtool") || hung("rtnetlink"):
-		return "the netdev's driver does not answer (ethtool and rtnetlink take RTNL); " + dmesg
+		return "netdev driver not answering (RTNL?): dmesg for 'cmd exec timeout'",
+			"the netdev's driver does not answer (ethtool and rtnetlink take RTNL); " + dmesg
 	case hung("rdma netlink"):
-		return "the RDMA netlink dump did not finish: tens of thousands of QPs (raise --probe-timeout) or the RDMA core is stuck; " + dmesg
+		return "RDMA netlink dump too slow (many QPs?): raise --probe-timeout",
+			"the RDMA netlink dump did not finish in time: tens of thousands of QPs (raise --probe-timeout) or the RDMA core is stuck; " + dmesg
 	}
 	for _, s := range sts {
 		if s.Hung() {
-			return s.Source + " does not answer within its timeout"
+			return s.Source + " does not answer", s.Source + " does not answer within its timeout"
 		}
 	}
-	return ""
+	return "", ""
 }
