@@ -78,6 +78,9 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
+		var hs hungSources
+		hs.add(f.Snapshot)
+		res.Hung = hs.list
 	} else if hf.ncclLog != "" || hf.ncclRAS != "" {
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
 	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]) {
@@ -97,11 +100,13 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return usageError{err}
 		}
 		checked := false
+		var hs hungSources
 		for f, err := range r.Frames(cmd.Context()) {
 			if err != nil {
 				break
 			}
 			checked = checked || f.Checked()
+			hs.add(f.Snapshot)
 		}
 		if err := cmd.Context().Err(); err != nil {
 			return err
@@ -111,6 +116,10 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return usageError{out.Err}
 		}
 		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
+		for i := range hs.list {
+			hs.list[i].Of = hs.ticks
+		}
+		res.Hung = hs.list
 		if kind == kindBundle {
 			res.Source = "bundle " + args[0]
 		}

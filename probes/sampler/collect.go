@@ -142,7 +142,7 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 			if skipped > 0 {
 				what += fmt.Sprintf("; %d more not read in this sample, its time spent on them", skipped)
 			}
-			what += "; their last values are carried forward, stale"
+			what += "; what they last read is carried forward, stale (absent if never read)"
 			if err != nil {
 				what += "; " + err.Error()
 			}
