@@ -32,6 +32,13 @@ import (
 // time (and nothing afterwards).
 const fileWait = 250 * time.Millisecond
 
+// fileWaitAfterHang bounds the reads that follow a hang in the same
+// sample. When RTNL is held every netdev attribute hangs: waiting the
+// full fileWait for each would spend several samples finding them one by
+// one. A healthy read is well under 50 ms, so what answers still answers;
+// what does not is registered as stuck at once and costs nothing later.
+const fileWaitAfterHang = 50 * time.Millisecond
+
 // maxStuck bounds the reads left behind at once.
 const maxStuck = 64
 
@@ -87,6 +94,7 @@ type guardedFS struct {
 	mu      sync.Mutex
 	hung    []string // paths whose read is outstanding, in the order met
 	skipped int      // files not read: time spent, or too many reads hung
+	waited  int      // reads given up on in this sample (not those known stuck)
 	since   time.Time
 }
 
@@ -153,7 +161,13 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 		}
 		g.mu.Unlock()
 	}()
-	t := time.NewTimer(v.wait)
+	wait := v.wait
+	v.mu.Lock()
+	if v.waited > 0 {
+		wait = min(wait, fileWaitAfterHang)
+	}
+	v.mu.Unlock()
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case res := <-r.done:
@@ -171,7 +185,10 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 	}
 	g.mu.Unlock()
 	v.note(path, v.now)
-	return nil, &errHung{path, fmt.Sprintf("no answer within %v", v.wait)}
+	v.mu.Lock()
+	v.waited++
+	v.mu.Unlock()
+	return nil, &errHung{path, fmt.Sprintf("no answer within %v", wait)}
 }
 
 // Open is not guarded: opening a sysfs attribute runs no show(), and
