@@ -221,7 +221,7 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 			return func() { c.dcb, c.dcbRaw = cfgs, raws }, joinSome(errs, len(nds))
 		}})
 	}
-	list = append(list, probes.Task{Name: "rdma netlink", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+	list = append(list, probes.Task{Name: "rdma netlink", Timeout: rdmaTimeout(t), Run: func(ctx context.Context) (func(), error) {
 		if e.src.RDMA == nil {
 			return nil, fmt.Errorf("no RDMA netlink connection: %w", probes.ErrNotSupported)
 		}
@@ -305,6 +305,33 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 	}
 	return list
 }
+
+// How long each source may take, from what it does. t is
+// Options.Timeout (--probe-timeout, 2 s by default); every source gets it
+// but RDMA netlink, whose QP dump gets three times as long.
+//
+//   - sysfs: a few hundred small files, each a show() callback (an mlx5
+//     hw_counters read is one firmware command): milliseconds in all. It
+//     is slow only when something in the kernel is stuck, and then each
+//     file is given up on after fileWait (see guardfs.go), so the task
+//     answers with what did; t bounds discovery, which lists directories.
+//   - ethtool: one ioctl per RDMA netdev (ETHTOOL_GSTATS: mlx5 queries
+//     its firmware), milliseconds; it takes RTNL, so it hangs when RTNL
+//     is held, and t is how long a sample waits once to find that out.
+//   - rtnetlink, DCB: one request per netdev, microseconds; RTNL again.
+//   - kmsg, nccl, nccl-ras, proc: reads of what is already buffered or a
+//     few /proc files: microseconds. t is generous; it only matters if
+//     the source is broken.
+//   - RDMA netlink: the QP dump, where the kernel walks its QP table from
+//     the start for every reply, so its cost grows faster than the QP
+//     count: 0.12 s for 1,000 QPs, 0.37 s for 3,000 and 2.3 s for 10,000
+//     (iproute2) on the Soft-RoCE lab under TCG emulation, our slowest
+//     measured host; a real CPU is several times faster. 3 × 2 s = 6 s
+//     holds 10,000 QPs on that host with 2.5× to spare. A sample waits
+//     for its slowest source: a dump that slow makes the tick late, and
+//     the tick says so (late_s); one that never answers costs 6 s once
+//     and is not started again until it returns.
+func rdmaTimeout(t time.Duration) time.Duration { return 3 * t }
 
 // joinSome reports per-netdev errors; when every netdev failed the same
 // way (not supported, permission) that is the source's state.

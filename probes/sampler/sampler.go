@@ -59,7 +59,7 @@ type Sources struct {
 type Options struct {
 	Netdev  string        // -i: only the RDMA device(s) with a port on this netdev
 	Device  string        // -d: only this RDMA device
-	Timeout time.Duration // per source; 0 means 2 s
+	Timeout time.Duration // per source (RDMA netlink: 3×, see rdmaTimeout); 0 means 2 s
 	// Now times each source (its status's duration); time.Now when nil.
 	Now func() time.Time
 }
