@@ -101,6 +101,11 @@ func (m Model) header() []string {
 		}
 		if p := m.selectedPort(); p != nil {
 			l2.WriteString("  │ " + termtext.Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
+			if p.StaleS != nil {
+				// No source that reads the port's state answered: this
+				// is what the last one said.
+				l2.WriteString(" (stale " + probes.Age(*p.StaleS) + ")")
+			}
 			if p.SpeedMbps != nil {
 				l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
 			} else if p.Rate != "" {
