@@ -1,8 +1,9 @@
 // Package sampler runs rdmatop's host probes together: each source in its
 // own goroutine with its own timeout, then one probes.Snapshot with rates
 // against the previous sample, events and configuration. A source that
-// does not answer in time contributes nothing to the sample, even when it
-// answers later, and does not hold up the others.
+// does not answer in time does not hold up the others and its late answer
+// is dropped; what it said last is carried forward, marked stale with its
+// age (carry.go), and the ports are the union of what every source knows.
 //
 // Sources come in as interfaces (the live host, fakes, or a replayed
 // bundle tick), so the same code serves `rdmatop --once`, `record` and
