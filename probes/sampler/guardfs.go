@@ -57,7 +57,13 @@ func (e *errHung) Is(target error) bool { return target == os.ErrDeadlineExceede
 // it.
 type fileGuard struct {
 	mu    sync.Mutex
-	stuck map[string]*guardRead // by operation and path
+	stuck map[guardKey]*guardRead
+}
+
+// guardKey is an operation on a path.
+type guardKey struct {
+	list bool // ReadDir, not ReadFile
+	path string
 }
 
 // guardRead is one read on its goroutine.
@@ -67,11 +73,12 @@ type guardRead struct {
 }
 
 type guardResult struct {
-	v   any
-	err error
+	b    []byte
+	ents []fs.DirEntry
+	err  error
 }
 
-func newFileGuard() *fileGuard { return &fileGuard{stuck: map[string]*guardRead{}} }
+func newFileGuard() *fileGuard { return &fileGuard{stuck: map[guardKey]*guardRead{}} }
 
 // outstanding is how many reads are stuck now.
 func (g *fileGuard) outstanding() int {
@@ -128,24 +135,24 @@ func (v *guardedFS) note(path string, since time.Time) {
 }
 
 // do runs op on path under the guard.
-func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
-	key := kind + "\x00" + path
+func (v *guardedFS) do(key guardKey, op func() guardResult) guardResult {
+	path := key.path
 	g := v.g
 	g.mu.Lock()
 	if r, ok := g.stuck[key]; ok {
 		g.mu.Unlock()
 		v.note(path, r.since)
-		return nil, &errHung{path, "still hung since " + r.since.Format("15:04:05") + " (not read again until that read returns)"}
+		return guardResult{err: &errHung{path, "still hung since " + r.since.Format("15:04:05") + " (not read again until that read returns)"}}
 	}
 	if len(g.stuck) >= maxStuck {
 		g.mu.Unlock()
 		v.skip()
-		return nil, &errHung{path, fmt.Sprintf("not read: %d reads are hung already", maxStuck)}
+		return guardResult{err: &errHung{path, fmt.Sprintf("not read: %d reads are hung already", maxStuck)}}
 	}
 	g.mu.Unlock()
 	if v.ctx.Err() != nil {
 		v.skip()
-		return nil, &errHung{path, "not read: the sample's time was spent on hung files"}
+		return guardResult{err: &errHung{path, "not read: the sample's time was spent on hung files"}}
 	}
 	r := &guardRead{since: v.now, done: make(chan guardResult, 1)}
 	go func() {
@@ -153,8 +160,7 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 		// this file while it does (see fileGuard). It sends before it
 		// unregisters: the waiter below registers it only after finding
 		// nothing sent, under the same lock, so no entry outlives it.
-		x, err := op()
-		r.done <- guardResult{x, err}
+		r.done <- op()
 		g.mu.Lock()
 		if g.stuck[key] == r {
 			delete(g.stuck, key)
@@ -171,7 +177,7 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 	defer t.Stop()
 	select {
 	case res := <-r.done:
-		return res.v, res.err
+		return res
 	case <-t.C:
 	case <-v.ctx.Done():
 	}
@@ -179,7 +185,7 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 	select {
 	case res := <-r.done:
 		g.mu.Unlock()
-		return res.v, res.err
+		return res
 	default:
 		g.stuck[key] = r
 	}
@@ -188,7 +194,7 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 	v.mu.Lock()
 	v.waited++
 	v.mu.Unlock()
-	return nil, &errHung{path, fmt.Sprintf("no answer within %v", wait)}
+	return guardResult{err: &errHung{path, fmt.Sprintf("no answer within %v", wait)}}
 }
 
 // Open is not guarded: opening a sysfs attribute runs no show(), and
@@ -197,19 +203,19 @@ func (v *guardedFS) do(kind, path string, op func() (any, error)) (any, error) {
 func (v *guardedFS) Open(name string) (fs.File, error) { return v.fsys.Open(name) }
 
 func (v *guardedFS) ReadFile(name string) ([]byte, error) {
-	x, err := v.do("read", name, func() (any, error) { return fs.ReadFile(v.fsys, name) })
-	if err != nil {
-		return nil, err
-	}
-	return x.([]byte), nil
+	r := v.do(guardKey{path: name}, func() guardResult {
+		b, err := fs.ReadFile(v.fsys, name)
+		return guardResult{b: b, err: err}
+	})
+	return r.b, r.err
 }
 
 func (v *guardedFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	x, err := v.do("list", name, func() (any, error) { return fs.ReadDir(v.fsys, name) })
-	if err != nil {
-		return nil, err
-	}
-	return x.([]fs.DirEntry), nil
+	r := v.do(guardKey{list: true, path: name}, func() guardResult {
+		ents, err := fs.ReadDir(v.fsys, name)
+		return guardResult{ents: ents, err: err}
+	})
+	return r.ents, r.err
 }
 
 // Stat, Lstat and ReadLink read inodes, not attributes: no show() runs,
