@@ -147,8 +147,17 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 		return exitCode(exitUsage)
 	}
 	top, level, n := oneLineTop(res.Findings, res.Source == "live")
+	hung := ""
+	if len(res.Hung) > 0 {
+		// What was judged rests on what answered: say what did not.
+		var names []string
+		for _, h := range res.Hung {
+			names = append(names, h.Source)
+		}
+		hung = " (probes hung: " + termtext.Sanitize(strings.Join(names, ", ")) + ")"
+	}
 	if top == nil {
-		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above")
+		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above"+hung)
 		return nil
 	}
 	line := strings.ToUpper(string(level)) + ": " + termtext.Sanitize(top.Title) + " on " + termtext.Sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
@@ -162,7 +171,7 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 	if len(notes) > 0 {
 		line += " (" + strings.Join(notes, ", ") + ")"
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), line)
+	fmt.Fprintln(cmd.OutOrStdout(), line+hung)
 	return exitCode(exitFindings)
 }
 
