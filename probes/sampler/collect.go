@@ -45,10 +45,19 @@ type env struct {
 	selected      *selection
 	now           time.Time  // the sample's time
 	guard         *fileGuard // safe for concurrent use
+	rdmaNetdevs   []string   // RoCE ports' netdevs, from RDMA netlink's last answer
 }
 
 func (s *Sampler) env(now time.Time) *env {
-	return &env{src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, now: now, guard: s.guard, devCache: s.devCache,
+	var nds []string
+	if s.lastRDMA != nil {
+		for _, p := range s.lastRDMA.ports {
+			if p.Netdev != "" && (s.opt.Device == "" || p.Dev == s.opt.Device) {
+				nds = append(nds, p.Netdev)
+			}
+		}
+	}
+	return &env{rdmaNetdevs: nds, src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, now: now, guard: s.guard, devCache: s.devCache,
 		devCacheNames: s.devCacheNames, linkCache: s.linkCache, linksKnown: s.linksKnown,
 		ecnCache: s.ecnCache, ccCache: s.ccCache, hwPorts: s.hwPorts, selected: s.selected}
 }
@@ -101,8 +110,17 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 		if err != nil {
 			return nil, fmt.Errorf("waiting for sysfs to name the netdevs: %w", err)
 		}
+		if !l.ok && len(e.rdmaNetdevs) > 0 {
+			// sysfs hung before it named them: RDMA netlink named the
+			// RoCE ports' netdevs in an earlier sample.
+			var links []sysfs.Link
+			for _, n := range e.rdmaNetdevs {
+				links = append(links, sysfs.Link{Netdev: n})
+			}
+			return selectedNetdevs(links, e.opt), nil
+		}
 		if !l.ok && e.opt.Netdev == "" {
-			// sysfs hung before it named them: no answer to give.
+			// Nor did anything else: no answer to give.
 			return nil, fmt.Errorf("sysfs hung before it named the netdevs: %w", os.ErrDeadlineExceeded)
 		}
 		return selectedNetdevs(l.links, e.opt), nil
