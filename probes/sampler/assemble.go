@@ -314,12 +314,17 @@ func (s *Sampler) portEvents(c *collected, snap *probes.Snapshot) {
 	}
 	for _, p := range snap.Ports {
 		if p.StaleS != nil || !c.sysfs && p.From == "" {
-			continue
+			continue // carried forward: says nothing new
 		}
 		k := portKey(p.Device, p.Port)
 		old, seen := s.prevPorts[k]
 		st := portState{state: p.State, phys: p.PhysState, linkDowned: freshValue(p.Counters, "link_downed"),
 			linkErrRec: freshValue(p.Counters, "link_error_recovery")}
+		known := st.state != "" || st.phys != ""
+		if !known {
+			// Its state file did not answer: unknown, not changed.
+			st.state, st.phys = old.state, old.phys
+		}
 		if st.linkDowned == nil {
 			st.linkDowned = old.linkDowned // the last reading, to compare the next with
 		}
@@ -330,7 +335,7 @@ func (s *Sampler) portEvents(c *collected, snap *probes.Snapshot) {
 		if !seen || first {
 			continue
 		}
-		if old.state != st.state || old.phys != st.phys {
+		if known && (old.state != st.state || old.phys != st.phys) {
 			sev := probes.SevInfo
 			if st.state != "ACTIVE" {
 				sev = probes.SevWarning
@@ -475,7 +480,9 @@ func (s *Sampler) netlinkPorts(c *collected, sel *selection, snap *probes.Snapsh
 		}
 		state, phys := rp.State.String(), sysfsPhysState(rp.PhysState)
 		if p := findPort(snap, rp.Dev, int(rp.Index)); p != nil {
-			if p.StaleS != nil && !c.rdmaStale {
+			// sysfs's state is carried forward, or its state file did
+			// not answer: RDMA netlink's fresh one stands in.
+			if (p.StaleS != nil || p.State == "") && !c.rdmaStale {
 				p.State, p.PhysState, p.StaleS, p.From = state, phys, nil, "rdma netlink"
 				if p.Netdev == "" {
 					p.Netdev = rp.Netdev
