@@ -135,8 +135,10 @@ func TestSourceThatNeverAnswers(t *testing.T) {
 			t.Errorf("sample %d: rxe0/1 %+v", i, p)
 		}
 		// The hung sources are not waited for again: only the first
-		// sample that met them waits their timeout out.
-		if i > 0 && took >= testTimeout*4/5 {
+		// sample that met them waits their timeout out. (Under load a
+		// healthy sysfs read may outlast the guard's wait and the
+		// sysfs task use its three quarters: never the whole.)
+		if i > 0 && took >= testTimeout {
 			t.Errorf("sample %d took %v: a hung source was waited for again", i, took)
 		}
 		res := eng.Evaluate(rules.Frame{Time: now, Snapshot: snap})
@@ -239,7 +241,7 @@ func TestCounterFileThatNeverAnswers(t *testing.T) {
 		if fresh < 20 {
 			t.Errorf("sample %d: %d fresh hw_counters on mlx5_0/1", i, fresh)
 		}
-		if i > 1 && took >= min(fileWait, testTimeout/4) {
+		if i > 1 && took >= testTimeout/2 {
 			t.Errorf("sample %d took %v: the stuck file was waited for again", i, took)
 		}
 	}
