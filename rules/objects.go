@@ -143,7 +143,7 @@ func (e *Engine) otherObjects(f Frame, scope Scope) ([]object, string) {
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		pe := &PortEnv{Device: p.Device, Port: p.Port, Netdev: p.Netdev, State: p.State, PhysState: p.PhysState,
-			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
+			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState, StateFrom: p.From,
 			MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
 		for _, e := range s.Events {
 			if e.Device == p.Device && e.Port == p.Port && (e.Source == "port" || e.Source == "gid") || kmsgLinkEvent(e, p) {

@@ -104,4 +104,13 @@ func TestCheckJudgesLinkFlapWhileSysfsHangs(t *testing.T) {
 	if strings.Contains(out, "no RDMA ports") {
 		t.Errorf("the port was lost:\n%s", out)
 	}
+	for _, l := range strings.Split(out, "\n") {
+		if _, list, ok := strings.Cut(l, "cannot evaluate here (data not available; see --json for why): "); ok {
+			for _, r := range strings.Split(list, ", ") {
+				if r == "link-flap" || r == "port-down" {
+					t.Errorf("%s cannot evaluate: %s", r, l)
+				}
+			}
+		}
+	}
 }
