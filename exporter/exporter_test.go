@@ -358,3 +358,44 @@ func TestFrameReceivedIsTheExportersClock(t *testing.T) {
 		t.Errorf("Health's last receipt %v, want %v", last, now)
 	}
 }
+
+// Issue 31: a source that hangs is down (timeout) or up with stale parts
+// (partial); the staleness gauge says how old what is carried forward
+// is, absent when nothing is, and when it stopped answering.
+func TestSourceStaleness(t *testing.T) {
+	pack, _ := rules.Default()
+	e := New(Options{Pack: pack})
+	frames := fixtureFrames(t)
+	last := frames[len(frames)-1]
+	s := *last.Snapshot
+	since := time.Unix(1_800_000_000, 0)
+	age := 12.5
+	s.Status = []probes.Status{
+		{Source: "sysfs", State: probes.StatePartial, Since: &since, StaleS: &age, Stuck: []string{"sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"}},
+		{Source: "ethtool", State: probes.StateTimeout, Since: &since},
+		{Source: "kmsg", State: probes.StateOK},
+	}
+	last.Snapshot = &s
+	for _, f := range append(frames[:len(frames)-1], last) {
+		e.Update(f)
+	}
+	mfs := gather(t, e)
+	for _, c := range []struct {
+		name, source string
+		want         float64
+		present      bool
+	}{
+		{"rdmatop_source_up", "sysfs", 1, true},
+		{"rdmatop_source_up", "ethtool", 0, true},
+		{"rdmatop_source_stale_seconds", "sysfs", 12.5, true},
+		{"rdmatop_source_stale_seconds", "kmsg", 0, true},
+		{"rdmatop_source_stale_seconds", "ethtool", 0, false},
+		{"rdmatop_source_hung_since_timestamp_seconds", "ethtool", 1_800_000_000, true},
+		{"rdmatop_source_hung_since_timestamp_seconds", "kmsg", 0, false},
+	} {
+		got, ok := value(t, mfs, c.name, map[string]string{"source": c.source})
+		if ok != c.present || ok && got != c.want {
+			t.Errorf("%s{source=%q} = %v (present %v), want %v (present %v)", c.name, c.source, got, ok, c.want, c.present)
+		}
+	}
+}

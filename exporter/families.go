@@ -397,10 +397,12 @@ func (b *builder) events(s *probes.Snapshot) {
 
 func (b *builder) sources(st []probes.Status) {
 	e := b.e
-	up := e.desc("rdmatop_source_up", "1 when the probe source answered (ok) in the newest sample.", "source")
-	state := e.desc("rdmatop_source_state", "The probe source's state in the newest sample: ok, not_supported, permission_denied, timeout or failed.",
+	up := e.desc("rdmatop_source_up", "1 when the probe source answered in the newest sample (ok, or partial: some of its files hang and are carried forward, see rdmatop_source_stale_seconds).", "source")
+	state := e.desc("rdmatop_source_state", "The probe source's state in the newest sample: ok, partial, not_supported, permission_denied, timeout or failed.",
 		"source", "state")
 	dur := e.desc("rdmatop_source_duration_seconds", "How long the probe source took in the newest sample.", "source")
+	stale := e.desc("rdmatop_source_stale_seconds", "Age of the oldest value of the probe source carried forward because it (or one of its files) does not answer; 0 when everything it gives is fresh. Absent for a source that hangs with nothing to carry forward.", "source")
+	since := e.desc("rdmatop_source_hung_since_timestamp_seconds", "When the probe source (or its oldest hung file) stopped answering, as a Unix time; absent while it answers.", "source")
 	done := map[string]bool{}
 	for _, s := range st {
 		if done[s.Source] {
@@ -408,10 +410,19 @@ func (b *builder) sources(st []probes.Status) {
 		}
 		done[s.Source] = true
 		v := 0.0
-		if s.State == probes.StateOK {
+		if s.State == probes.StateOK || s.State == probes.StatePartial {
 			v = 1
 		}
 		b.gauge(up, v, s.Source)
+		switch {
+		case s.StaleS != nil:
+			b.gauge(stale, *s.StaleS, s.Source)
+		case s.State == probes.StateOK:
+			b.gauge(stale, 0, s.Source)
+		}
+		if s.Since != nil {
+			b.gauge(since, float64(s.Since.UnixMilli())/1000, s.Source)
+		}
 		b.gauge(state, 1, s.Source, string(s.State))
 		if s.DurationS > 0 {
 			b.gauge(dur, s.DurationS, s.Source)

@@ -30,6 +30,10 @@ type Counter struct {
 	// at 2^width-1, or any counter at 2^64-1): the value is a lower bound
 	// and the counter says nothing more until it is reset.
 	Saturated bool `json:"saturated,omitempty" expr:"saturated"`
+	// StaleS, on a counter noted stale, is the age in seconds of Value:
+	// the last reading, carried forward because its source (or its file)
+	// did not answer in this sample. Absent on a fresh reading.
+	StaleS *float64 `json:"stale_s,omitempty" expr:"stale_s"`
 
 	Width    Width    `json:"-" expr:"-"` // of the native reading
 	Behavior Behavior `json:"-" expr:"-"`

@@ -31,6 +31,10 @@ const (
 	NoteReset     Note = "reset"        // went backwards: reset, delta unknown
 	NoteSaturated Note = "saturated"    // at its maximum: the delta is a lower bound
 	NoteGauge     Note = "gauge"        // not a counter
+	// NoteStale: not read in this sample (its source or file did not
+	// answer); Value is the last reading, StaleS old. No delta, no rate:
+	// a value carried forward did not "move 0".
+	NoteStale Note = "stale"
 )
 
 func (w Width) max() uint64 {

@@ -52,10 +52,17 @@ type Port struct {
 	LID       string  `json:"lid,omitempty" expr:"lid"`
 	// MTU is the netdev MTU; RoCEMTU the largest IB MTU it allows (the
 	// netdev MTU minus RoCEv2 headers, rounded down to 256..4096).
-	MTU        *int          `json:"mtu,omitempty" expr:"mtu"`
-	RoCEMTU    *int          `json:"roce_mtu,omitempty" expr:"roce_mtu"`
-	SpeedMbps  *int          `json:"speed_mbps,omitempty" expr:"speed_mbps"`
-	OperState  string        `json:"operstate,omitempty" expr:"operstate"`
+	MTU       *int   `json:"mtu,omitempty" expr:"mtu"`
+	RoCEMTU   *int   `json:"roce_mtu,omitempty" expr:"roce_mtu"`
+	SpeedMbps *int   `json:"speed_mbps,omitempty" expr:"speed_mbps"`
+	OperState string `json:"operstate,omitempty" expr:"operstate"`
+	// StaleS is set when the port's state and attributes are not from
+	// this sample: no source that reads them answered, and they are
+	// carried forward from an answer this many seconds old.
+	StaleS *float64 `json:"stale_s,omitempty" expr:"stale_s"`
+	// From names the sources that gave the port's state this sample
+	// when sysfs did not ("rdma netlink"); empty when sysfs did.
+	From       string        `json:"state_from,omitempty" expr:"state_from"`
 	Counters   []Counter     `json:"counters" expr:"counters"`
 	PFC        []PFCPriority `json:"pfc,omitempty" expr:"pfc"`
 	Congestion Congestion    `json:"congestion" expr:"congestion"`

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -26,5 +27,27 @@ func TestStatusOf(t *testing.T) {
 		if st := StatusOf("x", c.err); st.State != c.want || c.err != nil && st.Detail != c.err.Error() {
 			t.Errorf("%v: %+v, want %s", c.err, st, c.want)
 		}
+	}
+}
+
+// A partial answer is its own state and keeps what hung; HangLine and
+// LikelyCause say it in words.
+func TestPartialAndHangWords(t *testing.T) {
+	st := StatusOf("sysfs", &PartialError{What: "1 file hangs", Stuck: []string{"sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"}})
+	if st.State != StatePartial || !st.Hung() || len(st.Stuck) != 1 || st.Detail != "1 file hangs" {
+		t.Fatalf("%+v", st)
+	}
+	if got, want := HangLine(st), "sysfs: 1 file does not answer: /sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"; got != want {
+		t.Errorf("HangLine %q, want %q", got, want)
+	}
+	if c := LikelyCause([]Status{st}); !strings.Contains(c, "counter reads") {
+		t.Errorf("a counter file: %q", c)
+	}
+	rtnl := []Status{{Source: "ethtool", State: StateTimeout}, {Source: "rtnetlink", State: StateTimeout}, {Source: "kmsg", State: StateOK}}
+	if c := LikelyCause(rtnl); !strings.Contains(c, "RTNL") || !strings.Contains(c, "cmd exec timeout") {
+		t.Errorf("ethtool and rtnetlink: %q", c)
+	}
+	if c := LikelyCause(rtnl[2:]); c != "" {
+		t.Errorf("nothing hangs: %q", c)
 	}
 }

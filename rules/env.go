@@ -157,6 +157,9 @@ type PortEnv struct {
 	MTU       any     `expr:"mtu"`      // netdev MTU, nil when unknown
 	RoCEMTU   any     `expr:"roce_mtu"` // IB MTU the netdev MTU allows, nil when unknown
 	OperState string  `expr:"operstate"`
+	// StateFrom names the source of State when sysfs did not answer
+	// ("rdma netlink"); "" when sysfs gave it.
+	StateFrom string `expr:"state_from"`
 	// MaxPayloadIn is the largest RoCE payload the capture shows addressed
 	// to one of this port's GIDs; nil without a capture or with nothing
 	// addressed here.

@@ -144,10 +144,10 @@ func (e *Engine) otherObjects(f Frame, scope Scope) ([]object, string) {
 	for i := range s.Ports {
 		p := &s.Ports[i]
 		pe := &PortEnv{Device: p.Device, Port: p.Port, Netdev: p.Netdev, State: p.State, PhysState: p.PhysState,
-			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState,
+			LinkLayer: p.LinkLayer, RateGbps: p.RateGbps, MTU: intp(p.MTU), RoCEMTU: intp(p.RoCEMTU), OperState: p.OperState, StateFrom: p.From,
 			MaxPayloadIn: portMaxPayloadIn(to, &s.Config, p.Device, p.Port)}
 		for _, e := range s.Events {
-			if e.Device == p.Device && e.Port == p.Port && (e.Source == "port" || e.Source == "gid") {
+			if e.Device == p.Device && e.Port == p.Port && (e.Source == "port" || e.Source == "gid") || kmsgLinkEvent(e, p) {
 				pe.Events = append(pe.Events, e)
 			}
 		}
@@ -410,4 +410,20 @@ func intp(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// kmsgLinkEvent: a kernel log line saying that the port's RDMA device
+// (its one port, or any: the line names no port) or its netdev went down
+// or came back. They belong to the port: with sysfs hung they are what
+// says it flapped.
+func kmsgLinkEvent(e probes.Event, p *probes.Port) bool {
+	if e.Source != "kmsg" || e.Device == "" {
+		return false
+	}
+	switch e.Kind {
+	case "port_down", "port_active", "link_down", "link_up":
+	default:
+		return false
+	}
+	return e.Device == p.Device || p.Netdev != "" && e.Device == p.Netdev
 }

@@ -438,7 +438,11 @@ func (m *Model) buildCounters() {
 			r = *c.Rate
 		}
 		unit := termtext.Sanitize(c.Unit)
-		if c.Note != "" {
+		switch {
+		case c.Note == probes.NoteStale && c.StaleS != nil:
+			// Its source did not answer: the last reading, this old.
+			unit += " (stale " + probes.Age(*c.StaleS) + ")"
+		case c.Note != "":
 			unit += " (" + termtext.Sanitize(string(c.Note)) + ")"
 		}
 		rs = append(rs, newRow(

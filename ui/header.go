@@ -105,6 +105,11 @@ func (m Model) header() []string {
 		}
 		if p := m.selectedPort(); p != nil {
 			l2.WriteString("  │ " + termtext.Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
+			if p.StaleS != nil {
+				// No source that reads the port's state answered: this
+				// is what the last one said.
+				l2.WriteString(" (stale " + probes.Age(*p.StaleS) + ")")
+			}
 			if p.SpeedMbps != nil {
 				l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
 			} else if p.Rate != "" {
@@ -118,19 +123,11 @@ func (m Model) header() []string {
 	}
 	l2.WriteString(wireLine(f))
 	// Line 3: probe health.
-	var bad []string
-	if s != nil {
-		for _, st := range s.Status {
-			if st.State != probes.StateOK {
-				bad = append(bad, termtext.Sanitize(st.Source)+": "+string(st.State))
-			}
-		}
-	}
 	l3 := "probes: all ok"
 	if s == nil {
 		l3 = "probes: no host data (capture only)"
-	} else if len(bad) > 0 {
-		l3 = "probes: " + strings.Join(bad, "; ")
+	} else if h := probeHealth(s.Status); h != "" {
+		l3 = "probes: " + h
 	}
 	return []string{
 		m.paint(m.styles.Title, clipKeeping(l1.String(), marks.String(), w)),
@@ -316,4 +313,58 @@ func progressBar(done, total int64, w int) string {
 	}
 	n := int(min(done, total) * int64(w) / total)
 	return "[" + strings.Repeat("#", n) + strings.Repeat(".", w-n) + "]"
+}
+
+// probeHealth says what is wrong with the probes, hung sources first:
+// which, since when, how old what is shown of them is, and the likely
+// reason ("" when every source answered). A hung source's values are
+// still on the screen, carried forward: the age says how far to trust
+// them.
+func probeHealth(sts []probes.Status) string {
+	var hung, other []string
+	for _, st := range sts {
+		switch {
+		case st.Hung():
+			h := "HUNG " + termtext.Sanitize(st.Source)
+			if st.State == probes.StatePartial {
+				h += " (" + strconv.Itoa(len(st.Stuck)) + " file"
+				if len(st.Stuck) != 1 {
+					h += "s"
+				}
+				if len(st.Stuck) > 0 {
+					h += ": " + termtext.Sanitize(shortPath(st.Stuck[0]))
+					if len(st.Stuck) > 1 {
+						h += ", …"
+					}
+				}
+				h += ")"
+			}
+			if st.Since != nil {
+				h += " since " + st.Since.Format("15:04:05")
+			}
+			if st.StaleS != nil {
+				h += ", values " + probes.Age(*st.StaleS) + " old"
+			}
+			hung = append(hung, h)
+		case st.State != probes.StateOK:
+			other = append(other, termtext.Sanitize(st.Source)+": "+string(st.State))
+		}
+	}
+	out := strings.Join(append(hung, other...), "; ")
+	if len(hung) > 0 {
+		out += " — " + termtext.Sanitize(probes.ShortCause(sts))
+	}
+	return out
+}
+
+// shortPath keeps the part of a sysfs path that names the file:
+// mlx5_0/ports/1/hw_counters/np_cnp_sent.
+func shortPath(p string) string {
+	if i := strings.Index(p, "infiniband/"); i >= 0 {
+		return p[i+len("infiniband/"):]
+	}
+	if i := strings.Index(p, "class/net/"); i >= 0 {
+		return p[i+len("class/net/"):]
+	}
+	return p
 }

@@ -3,9 +3,11 @@ package ui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -92,5 +94,39 @@ func TestDemoWireLineSaysWhatItCaptures(t *testing.T) {
 	f.Mode = monitor.ModeReplay
 	if got := wireLine(&f); !strings.HasPrefix(got, "wire 4972 RoCE pkts") {
 		t.Errorf("a replay's wire line: %q", got)
+	}
+}
+
+// Issue 31: the header's probe line names a hung source first, since
+// when, how old its values are and the likely reason; a source whose
+// files hang names the first of them.
+func TestHeaderSaysWhichSourceHangs(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode = monitor.ModeLive
+	since := time.Date(2026, 12, 6, 2, 13, 5, 0, time.UTC)
+	age := 12.0
+	s := *f.Snapshot
+	s.Status = []probes.Status{
+		{Source: "sysfs", State: probes.StateTimeout, Since: &since, StaleS: &age},
+		{Source: "ethtool", State: probes.StateTimeout, Since: &since},
+		{Source: "rtnetlink", State: probes.StateTimeout, Since: &since},
+		{Source: "rdma netlink", State: probes.StateOK},
+		{Source: "dcb", State: probes.StateNotSupported},
+	}
+	f.Snapshot = &s
+	m := send(sized(New(Options{NoColor: true, Mode: monitor.ModeLive}), 400, 24), FrameMsg{f})
+	l3 := strings.Split(m.Render(), "\n")[2]
+	want := "probes: HUNG sysfs since 02:13:05, values 12s old; HUNG ethtool since 02:13:05; HUNG rtnetlink since 02:13:05; dcb: not_supported — RTNL likely held: dmesg for 'cmd exec timeout' / hung tasks"
+	if strings.TrimSpace(l3) != want {
+		t.Errorf("probe line:\n%q\nwant\n%q", strings.TrimSpace(l3), want)
+	}
+
+	s.Status = []probes.Status{{Source: "sysfs", State: probes.StatePartial, Since: &since, StaleS: &age,
+		Stuck: []string{"sys/class/infiniband/mlx5_0/ports/1/hw_counters/np_cnp_sent"}}}
+	m = send(m, FrameMsg{f})
+	l3 = strings.TrimSpace(strings.Split(m.Render(), "\n")[2])
+	want = "probes: HUNG sysfs (1 file: mlx5_0/ports/1/hw_counters/np_cnp_sent) since 02:13:05, values 12s old — driver not answering counter reads: dmesg for 'cmd exec timeout'"
+	if l3 != want {
+		t.Errorf("probe line:\n%q\nwant\n%q", l3, want)
 	}
 }

@@ -78,6 +78,9 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
+		var hs hungSources
+		hs.add(f.Snapshot)
+		res.Hung = hs.list
 	} else if hf.ncclLog != "" || hf.ncclRAS != "" {
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
 	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]) {
@@ -98,6 +101,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		}
 		checked := false
 		var timing tickTiming
+		var hs hungSources
 		for f, err := range r.Frames(cmd.Context()) {
 			if err != nil {
 				break
@@ -106,6 +110,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			if f.Snapshot != nil {
 				timing.add(&f)
 			}
+			hs.add(f.Snapshot)
 		}
 		if err := cmd.Context().Err(); err != nil {
 			return err
@@ -115,6 +120,10 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return usageError{out.Err}
 		}
 		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
+		for i := range hs.list {
+			hs.list[i].Of = hs.ticks
+		}
+		res.Hung = hs.list
 		if kind == kindBundle {
 			res.Source = "bundle " + args[0]
 			if timing.Late > 0 {
@@ -145,8 +154,17 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 		return exitCode(exitUsage)
 	}
 	top, level, n := oneLineTop(res.Findings, res.Source == "live")
+	hung := ""
+	if len(res.Hung) > 0 {
+		// What was judged rests on what answered: say what did not.
+		var names []string
+		for _, h := range res.Hung {
+			names = append(names, h.Source)
+		}
+		hung = " (probes hung: " + termtext.Sanitize(strings.Join(names, ", ")) + ")"
+	}
 	if top == nil {
-		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above")
+		fmt.Fprintln(cmd.OutOrStdout(), "OK: no finding at warning or above"+hung)
 		return nil
 	}
 	line := strings.ToUpper(string(level)) + ": " + termtext.Sanitize(top.Title) + " on " + termtext.Sanitize(objects(top.Objects)) + " [" + top.Rule + "]"
@@ -160,7 +178,7 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 	if len(notes) > 0 {
 		line += " (" + strings.Join(notes, ", ") + ")"
 	}
-	fmt.Fprintln(cmd.OutOrStdout(), line)
+	fmt.Fprintln(cmd.OutOrStdout(), line+hung)
 	return exitCode(exitFindings)
 }
 

@@ -16,12 +16,16 @@ import (
 	"github.com/rdmatop/rdmatop/rules"
 )
 
-// defaultProbeTimeout bounds each source's share of a sample. The kernel's
-// RDMA netlink QP dump is the slowest: measured on the Soft-RoCE lab
-// under emulation (TCG), 0.12 s for 1,000 QPs, 0.37 s for 3,000, and past
-// 2 s for 10,000 (iproute2's `rdma res show qp` 2.3 s), the kernel
-// walking its QP table from the start for every reply. A host with more
-// QPs, or a slower one, raises --probe-timeout.
+// defaultProbeTimeout bounds each source's share of a sample; the RDMA
+// netlink QP dump gets three times as long (probes/sampler rdmaTimeout,
+// where each source's is argued). The QP dump is the slowest: measured
+// on the Soft-RoCE lab under emulation (TCG), 0.12 s for 1,000 QPs, 0.37 s
+// for 3,000, and 2.3 s for 10,000 (iproute2's `rdma res show qp`), the
+// kernel walking its QP table from the start for every reply; its 6 s
+// holds 10,000 QPs there with room to spare. The other sources answer
+// in milliseconds unless the kernel is stuck (RTNL held, a firmware
+// command hung): 2 s is how long the first sample waits to find that
+// out, after which the hung source is not waited for again.
 const defaultProbeTimeout = 2 * time.Second
 
 // hostFlags select what the host probes look at.
@@ -41,7 +45,7 @@ func (h *hostFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&h.root, "root", "/", "read /sys and /proc below this directory (a fixture tree, or /host in a container)")
 	cmd.Flags().DurationVar(&h.interval, "interval", time.Second, "time between samples")
 	cmd.Flags().DurationVar(&h.probeTimeout, "probe-timeout", defaultProbeTimeout,
-		"how long each source may take in a sample before it is reported as timed out (a host with tens of thousands of QPs dumps them slowly)")
+		"how long each source may take in a sample before it is reported as timed out; the RDMA netlink QP dump gets three times as long (a host with tens of thousands of QPs dumps them slowly)")
 	cmd.Flags().StringVar(&h.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	cmd.Flags().StringVar(&h.ncclRAS, "nccl-ras", "", "ask NCCL's RAS endpoint (NCCL 2.28.7+, read-only) for communicators and unreachable ranks; ADDR defaults to "+ncclras.DefaultAddr)
 	cmd.Flags().Lookup("nccl-ras").NoOptDefVal = ncclras.DefaultAddr

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -35,6 +36,76 @@ type checkResult struct {
 	Model     string           `json:"model,omitempty"`
 	Snapshots int              `json:"snapshots,omitempty"`
 	Host      *probes.Snapshot `json:"host,omitempty"`
+	// Hung are the probe sources that did not answer (timeout) or
+	// answered in part (files that hang): live, as in the last sample;
+	// from a recording, each as first seen hung, with how many ticks.
+	Hung []hungSource `json:"hung_sources,omitempty"`
+}
+
+// hungSource is a source that hung while the check looked.
+type hungSource struct {
+	probes.Status
+	Ticks int `json:"ticks,omitempty"` // recording: ticks it hung in
+	Of    int `json:"of,omitempty"`    // recording: ticks in all
+}
+
+// hungSources collects the sources that hang across frames, in the order
+// first seen.
+type hungSources struct {
+	list  []hungSource
+	ticks int
+	all   []probes.Status // the last snapshot's statuses, for the cause
+}
+
+func (h *hungSources) add(s *probes.Snapshot) {
+	if s == nil {
+		return
+	}
+	h.ticks++
+	for _, st := range s.Status {
+		if !st.Hung() {
+			continue
+		}
+		i := slices.IndexFunc(h.list, func(x hungSource) bool { return x.Source == st.Source })
+		if i < 0 {
+			h.list = append(h.list, hungSource{Status: st})
+			i = len(h.list) - 1
+			h.all = append(h.all, st)
+		}
+		h.list[i].Ticks++
+		if st.State == probes.StatePartial {
+			for _, p := range st.Stuck {
+				if !slices.Contains(h.list[i].Stuck, p) {
+					h.list[i].Stuck = append(h.list[i].Stuck, p)
+				}
+			}
+		}
+	}
+}
+
+// writeHung says which sources hang, since when, how old what they
+// showed is, and the likely reason: before the findings, which rest on
+// what the other sources (and the values carried forward) say.
+func writeHung(w io.Writer, hs []hungSource, all []probes.Status) {
+	if len(hs) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	for i, h := range hs {
+		lead := "probes   "
+		if i > 0 {
+			lead = "         "
+		}
+		line := "HUNG " + probes.HangLine(h.Status)
+		if h.Of > 0 {
+			line += fmt.Sprintf(" [%d of %d ticks]", h.Ticks, h.Of)
+		}
+		fmt.Fprintf(w, "%s%s\n", lead, termtext.Sanitize(line))
+	}
+	if c := probes.LikelyCause(all); c != "" {
+		fmt.Fprintf(w, "  likely %s\n", termtext.Sanitize(c))
+	}
+	fmt.Fprintln(w, "  what the other sources say, and the last values of the hung ones (marked stale), is judged below")
 }
 
 // tickTiming counts a recording's late ticks and lost intervals.
@@ -71,6 +142,11 @@ func writeFindings(w io.Writer, res checkResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	var all []probes.Status
+	for _, h := range res.Hung {
+		all = append(all, h.Status)
+	}
+	writeHung(w, res.Hung, all)
 	switch {
 	case res.Unknown != "" && len(res.Findings) == 0:
 		fmt.Fprintln(w, "\nUNKNOWN: "+termtext.Sanitize(res.Unknown))

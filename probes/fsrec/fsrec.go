@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"sync"
@@ -30,6 +31,10 @@ type Entry struct {
 	// apart so that it does not spoil reads of the same path.
 	LinkErrno int    `json:"link_errno,omitempty"`
 	ErrText   string `json:"err_text,omitempty"` // the failure, for errors without an errno
+	// Hung: the read did not answer in time (os.ErrDeadlineExceeded: the
+	// sampler gave up on it); replayed as such, so that the file's last
+	// value is carried forward as it was on the recorded host.
+	Hung bool `json:"hung,omitempty"`
 }
 
 // Tree is a recorded file system: path (relative to the root, as in fs.FS)
@@ -68,6 +73,8 @@ func (r *Recorder) fail(name string, err error) {
 	e := r.entry(name)
 	var errno syscall.Errno
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		e.Hung, e.ErrText = true, err.Error()
 	case errors.As(err, &errno):
 		e.Errno = int(errno)
 	case errors.Is(err, fs.ErrNotExist):
@@ -184,6 +191,9 @@ func (t Tree) lookup(op, name string) (*Entry, error) {
 	}
 	if e.Errno != 0 {
 		return nil, &fs.PathError{Op: op, Path: name, Err: syscall.Errno(e.Errno)}
+	}
+	if e.Hung {
+		return nil, &fs.PathError{Op: op, Path: name, Err: hungError(e.ErrText)}
 	}
 	if e.ErrText != "" {
 		return nil, &fs.PathError{Op: op, Path: name, Err: errors.New(e.ErrText)}
@@ -324,3 +334,9 @@ func (f *file) Read(b []byte) (int, error) {
 	return n, nil
 }
 func (f *file) ReadDir(n int) ([]fs.DirEntry, error) { return f.t.ReadDir(f.path) }
+
+// hungError is a recorded read that hung: it matches os.ErrDeadlineExceeded.
+type hungError string
+
+func (e hungError) Error() string        { return string(e) }
+func (e hungError) Is(target error) bool { return target == os.ErrDeadlineExceeded }

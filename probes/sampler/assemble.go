@@ -80,10 +80,11 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 					port.MTU, port.RoCEMTU = &m, &rm
 				}
 			}
-			s.rates(portKey(d.Name, p.Num), port.Counters, now)
-			port.PFC = pfcView(c, nd, port.Counters, dt)
-			port.Congestion = congestionView(port.Counters)
-			port.Traffic = trafficView(port.Counters)
+			if c.sysfsAge != nil {
+				age := *c.sysfsAge
+				port.StaleS = &age
+			}
+			s.finishPort(c, &port, now, dt)
 			snap.Ports = append(snap.Ports, port)
 			for _, g := range p.GIDs {
 				snap.Config.GIDs = append(snap.Config.GIDs, probes.GID{Device: d.Name, Port: p.Num, Index: g.Index,
@@ -91,8 +92,9 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 			}
 		}
 	}
-	s.configViews(c, snap)
 	sel, known := s.selectionOf(c)
+	s.netlinkPorts(c, sel, snap, now, dt)
+	s.configViews(c, snap)
 	if sel != nil && known && c.devsOK {
 		s.selected = sel
 	}
@@ -106,7 +108,7 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 // QPs are not known this sample: no dump, or a selection this sample
 // cannot resolve.
 func selectQPs(c *collected, sel *selection, known bool) (qps []rdmanl.QP, ok bool) {
-	if c.rdma == nil || !known {
+	if c.rdma == nil || c.rdmaStale || !known {
 		return nil, false
 	}
 	if sel == nil {
@@ -143,6 +145,11 @@ func (s *Sampler) rates(port string, cs []probes.Counter, now time.Time) {
 	}
 	for i := range cs {
 		c := &cs[i]
+		if c.Note == probes.NoteStale {
+			// Carried forward: its last reading stays the one to
+			// measure the next against, over the whole gap.
+			continue
+		}
 		k := c.Source + "\x00" + c.Native
 		if p, ok := last[k]; ok {
 			c.RateFrom(&p.c, now.Sub(p.at).Seconds())
@@ -262,6 +269,7 @@ func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *sele
 			snap.Events = append(snap.Events, e.Probe())
 		}
 	}
+	s.portEvents(c, snap)
 	if c.sysfs {
 		s.sysfsEvents(snap)
 	}
@@ -294,38 +302,76 @@ func (sel *selection) hasKmsg(e kmsg.Event) bool {
 	return sel.devs[e.IBDev] || sel.netdevs[e.Netdev] || sel.pcis[e.PCI]
 }
 
-// sysfsEvents diffs ports, devices and GIDs against the last sample
-// sysfs answered.
-func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
+// portEvents diffs each port's state and link counters against the last
+// sample that read them, from sysfs or, when sysfs did not answer, RDMA
+// netlink: a flap is seen while sysfs hangs. A port whose state is
+// carried forward says nothing new.
+func (s *Sampler) portEvents(c *collected, snap *probes.Snapshot) {
 	now := snap.Time
-	ports := map[string]portState{}
+	first := s.prevPorts == nil
+	if first {
+		s.prevPorts = map[string]portState{}
+	}
 	for _, p := range snap.Ports {
+		if p.StaleS != nil || !c.sysfs && p.From == "" {
+			continue // carried forward: says nothing new
+		}
 		k := portKey(p.Device, p.Port)
-		st := portState{state: p.State, phys: p.PhysState, linkDowned: valueOf(p.Counters, "link_downed"),
-			linkErrRec: valueOf(p.Counters, "link_error_recovery")}
-		ports[k] = st
 		old, seen := s.prevPorts[k]
-		if !seen || s.prevPorts == nil {
+		st := portState{state: p.State, phys: p.PhysState, linkDowned: freshValue(p.Counters, "link_downed"),
+			linkErrRec: freshValue(p.Counters, "link_error_recovery")}
+		known := st.state != "" || st.phys != ""
+		if !known {
+			// Its state file did not answer: unknown, not changed.
+			st.state, st.phys = old.state, old.phys
+		}
+		if st.linkDowned == nil {
+			st.linkDowned = old.linkDowned // the last reading, to compare the next with
+		}
+		if st.linkErrRec == nil {
+			st.linkErrRec = old.linkErrRec
+		}
+		s.prevPorts[k] = st
+		if !seen || first {
 			continue
 		}
-		if old.state != st.state || old.phys != st.phys {
+		if known && (old.state != st.state || old.phys != st.phys) {
 			sev := probes.SevInfo
 			if st.state != "ACTIVE" {
 				sev = probes.SevWarning
 			}
+			detail := fmt.Sprintf("%s/%s -> %s/%s", old.state, old.phys, st.state, st.phys)
+			if p.From != "" {
+				detail += " (from " + p.From + ")"
+			}
 			snap.Events = append(snap.Events, probes.Event{Time: now, Source: "port", Kind: "port_state", Severity: sev,
-				Device: p.Device, Port: p.Port, Detail: fmt.Sprintf("%s/%s -> %s/%s", old.state, old.phys, st.state, st.phys)})
+				Device: p.Device, Port: p.Port, Detail: detail})
 		}
 		for _, x := range []struct {
 			name     string
 			old, cur *uint64
-		}{{"link_downed", old.linkDowned, st.linkDowned}, {"link_error_recovery", old.linkErrRec, st.linkErrRec}} {
+		}{{"link_downed", old.linkDowned, freshValue(p.Counters, "link_downed")}, {"link_error_recovery", old.linkErrRec, freshValue(p.Counters, "link_error_recovery")}} {
 			if x.old != nil && x.cur != nil && *x.cur > *x.old {
 				snap.Events = append(snap.Events, probes.Event{Time: now, Source: "port", Kind: x.name, Severity: probes.SevWarning,
 					Device: p.Device, Port: p.Port, Detail: fmt.Sprintf("%s +%d", x.name, *x.cur-*x.old)})
 			}
 		}
 	}
+}
+
+// freshValue is valueOf for a counter read in this sample (not carried).
+func freshValue(cs []probes.Counter, name string) *uint64 {
+	if c := counterByName(cs, name); c != nil && c.Note != probes.NoteStale {
+		v := c.Value
+		return &v
+	}
+	return nil
+}
+
+// sysfsEvents diffs devices and GIDs against the last sample sysfs
+// answered.
+func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
+	now := snap.Time
 	devs := map[string]bool{}
 	for _, d := range snap.Devices {
 		devs[d.Name] = true
@@ -345,7 +391,7 @@ func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
 	if s.prevGIDs != nil {
 		snap.Events = append(snap.Events, gidEvents(s.prevGIDs, gids, now)...)
 	}
-	s.prevPorts, s.prevGIDs, s.prevDevs = ports, gids, devs
+	s.prevGIDs, s.prevDevs = gids, devs
 }
 
 // gidSlot is one entry of a port's GID table.
@@ -404,4 +450,109 @@ func gidText(g probes.GID) string {
 		s += " " + g.Netdev
 	}
 	return s
+}
+
+// finishPort carries forward the counters that did not answer, works out
+// the rates of the fresh ones and the views.
+func (s *Sampler) finishPort(c *collected, port *probes.Port, now time.Time, dt float64) {
+	k := portKey(port.Device, port.Port)
+	port.Counters = s.carryCounters(c, k, port.Counters, now)
+	s.rates(k, port.Counters, now)
+	port.PFC = pfcView(c, port.Netdev, port.Counters, dt)
+	port.Congestion = congestionView(port.Counters)
+	port.Traffic = trafficView(port.Counters)
+}
+
+// netlinkPorts makes the port list the union of what sysfs and RDMA
+// netlink know. A port RDMA netlink names that sysfs did not (sysfs hung,
+// or a container without the device's sysfs directory) is added with its
+// state, physical state, netdev and STAT_GET counters; a port sysfs gave
+// only as carried forward takes its state from RDMA netlink's fresh
+// answer.
+func (s *Sampler) netlinkPorts(c *collected, sel *selection, snap *probes.Snapshot, now time.Time, dt float64) {
+	if c.rdma == nil {
+		return
+	}
+	added := false
+	for _, rp := range c.rdma.ports {
+		if s.opt.Device != "" && rp.Dev != s.opt.Device || sel != nil && !sel.devs[rp.Dev] {
+			continue
+		}
+		state, phys := rp.State.String(), sysfsPhysState(rp.PhysState)
+		if p := findPort(snap, rp.Dev, int(rp.Index)); p != nil {
+			// sysfs's state is carried forward, or its state file did
+			// not answer: RDMA netlink's fresh one stands in.
+			if (p.StaleS != nil || p.State == "") && !c.rdmaStale {
+				p.State, p.PhysState, p.StaleS, p.From = state, phys, nil, "rdma netlink"
+				if p.Netdev == "" {
+					p.Netdev = rp.Netdev
+				}
+			}
+			continue
+		}
+		port := probes.Port{Device: rp.Dev, Port: int(rp.Index), Netdev: rp.Netdev, State: state, PhysState: phys,
+			Counters: []probes.Counter{}, From: "rdma netlink"}
+		driver := driverOfName(rp.Dev)
+		for _, d := range c.rdma.devices {
+			if d.Name == rp.Dev {
+				switch d.Protocol {
+				case "roce":
+					port.LinkLayer = "Ethernet"
+				case "ib":
+					port.LinkLayer = "InfiniBand"
+				}
+			}
+		}
+		if rp.LID != 0 {
+			port.LID = fmt.Sprintf("0x%x", rp.LID)
+		}
+		if c.rdmaStale {
+			age := c.rdmaAge
+			port.StaleS, port.From = &age, ""
+		}
+		if st, ok := c.rdma.stats[portKey(rp.Dev, int(rp.Index))]; ok {
+			port.Counters = append(port.Counters, netlinkCounters(driver, st)...)
+		}
+		if raw, ok := c.ethtool[rp.Netdev]; ok {
+			port.Counters = append(port.Counters, ethtoolCounters(raw)...)
+		}
+		if l, ok := c.rtnl[rp.Netdev]; ok {
+			port.Counters = append(port.Counters, rtnlCounters(l)...)
+		}
+		s.finishPort(c, &port, now, dt)
+		snap.Ports = append(snap.Ports, port)
+		if !slices.ContainsFunc(snap.Devices, func(d probes.Device) bool { return d.Name == rp.Dev }) {
+			dev := probes.Device{Name: rp.Dev, Driver: driver}
+			for _, d := range c.rdma.devices {
+				if d.Name == rp.Dev {
+					dev.Ports, dev.FW = int(d.NumPorts), d.FW
+				}
+			}
+			snap.Devices = append(snap.Devices, dev)
+		}
+		added = true
+	}
+	if added {
+		slices.SortStableFunc(snap.Ports, func(a, b probes.Port) int {
+			return cmp.Or(strings.Compare(a.Device, b.Device), cmp.Compare(a.Port, b.Port))
+		})
+		slices.SortStableFunc(snap.Devices, func(a, b probes.Device) int { return strings.Compare(a.Name, b.Name) })
+	}
+}
+
+// sysfsPhysState spells a physical state as sysfs does (phys_state:
+// "5: LinkUp"), so that a port read from either source compares equal.
+func sysfsPhysState(p rdmanl.PhysState) string {
+	names := []string{"", "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp", "LinkErrorRecovery", "Phy Test"}
+	if int(p) < len(names) && p != 0 {
+		return names[p]
+	}
+	return ""
+}
+
+// driverOfName guesses the driver family from an RDMA device's name
+// (mlx5_0 → mlx5, rxe0 → rxe), for the alias table of its STAT_GET
+// counters when sysfs did not say.
+func driverOfName(dev string) string {
+	return alias.Driver(strings.TrimRight(strings.TrimRight(dev, "0123456789"), "_"))
 }

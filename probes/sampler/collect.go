@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/fsrec"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/owner"
 	"github.com/rdmatop/rdmatop/probes/procinfo"
@@ -41,12 +43,30 @@ type env struct {
 	ccCache       map[string]sysfs.CCParams
 	hwPorts       map[string]bool
 	selected      *selection
+	now           time.Time  // the sample's time
+	guard         *fileGuard // safe for concurrent use
+	rdmaNetdevs   []string   // RoCE ports' netdevs, from RDMA netlink's last answer
 }
 
-func (s *Sampler) env() *env {
-	return &env{src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, devCache: s.devCache,
+func (s *Sampler) env(now time.Time) *env {
+	var nds []string
+	if s.lastRDMA != nil {
+		for _, p := range s.lastRDMA.ports {
+			if p.Netdev != "" && (s.opt.Device == "" || p.Dev == s.opt.Device) {
+				nds = append(nds, p.Netdev)
+			}
+		}
+	}
+	return &env{rdmaNetdevs: nds, src: s.src, opt: s.opt, record: s.record, ticks: s.ticks, now: now, guard: s.guard, devCache: s.devCache,
 		devCacheNames: s.devCacheNames, linkCache: s.linkCache, linksKnown: s.linksKnown,
 		ecnCache: s.ecnCache, ccCache: s.ccCache, hwPorts: s.hwPorts, selected: s.selected}
+}
+
+// linkAnswer is sysfs's netdev ↔ port links for the netdev sources; ok
+// false: sysfs could not tell.
+type linkAnswer struct {
+	links []sysfs.Link
+	ok    bool
 }
 
 // handoff passes one value from a task to others of the same sample.
@@ -78,10 +98,10 @@ func (h *handoff[T]) get(ctx context.Context) (T, error) {
 // ports: those the last full discovery found, so they start at once; only
 // before any discovery has worked do they wait for this sample's sysfs
 // task (within their own timeout). Nothing else waits for anything.
-func (s *Sampler) tasks(c *collected) []probes.Task {
-	e := s.env()
+func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
+	e := s.env(now)
 	t := e.opt.Timeout
-	links := newHandoff[[]sysfs.Link]()
+	links := newHandoff[linkAnswer]()
 	netdevs := func(ctx context.Context) ([]string, error) {
 		if e.linksKnown {
 			return selectedNetdevs(e.linkCache, e.opt), nil
@@ -90,12 +110,69 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 		if err != nil {
 			return nil, fmt.Errorf("waiting for sysfs to name the netdevs: %w", err)
 		}
-		return selectedNetdevs(l, e.opt), nil
+		if !l.ok && len(e.rdmaNetdevs) > 0 {
+			// sysfs hung before it named them: RDMA netlink named the
+			// RoCE ports' netdevs in an earlier sample.
+			var links []sysfs.Link
+			for _, n := range e.rdmaNetdevs {
+				links = append(links, sysfs.Link{Netdev: n})
+			}
+			return selectedNetdevs(links, e.opt), nil
+		}
+		if !l.ok && e.opt.Netdev == "" {
+			// Nor did anything else: no answer to give.
+			return nil, fmt.Errorf("sysfs hung before it named the netdevs: %w", os.ErrDeadlineExceeded)
+		}
+		return selectedNetdevs(l.links, e.opt), nil
 	}
 	var list []probes.Task
 	list = append(list, probes.Task{Name: "sysfs", Timeout: t, Run: func(ctx context.Context) (func(), error) {
-		defer links.put(nil) // whatever happened, nobody waits for more
-		r, err := e.readSysfs(links)
+		defer links.put(linkAnswer{}) // whatever happened, nobody waits for more
+		// Files are read through the guard, which gives up on a file
+		// that does not answer (fileWait) and starts nothing once
+		// three quarters of the timeout are spent: the task answers in
+		// time with every file that did, and names those that did not.
+		bctx, cancel := context.WithTimeout(ctx, t*3/4)
+		defer cancel()
+		var fsys fs.FS
+		var view *guardedFS
+		switch e.src.FS.(type) {
+		case nil:
+		case fsrec.Tree:
+			// A recording in memory: it cannot hang (a file that hung
+			// when recorded answers so at once), no guard to pay for.
+			fsys = e.src.FS
+		default:
+			view = e.guard.view(bctx, e.src.FS, e.now, min(fileWait, t/4))
+			fsys = view
+		}
+		r, err := e.readSysfs(fsys, links)
+		// Discovery failed: the netdev sources read nothing (or -i's
+		// netdev), unless it hung: then they cannot tell either.
+		links.put(linkAnswer{ok: !errors.Is(err, os.ErrDeadlineExceeded)})
+		var skipped int
+		if view != nil {
+			r.hung, r.hungSince, skipped = view.Hung()
+		}
+		if !r.devsOK && errors.Is(err, os.ErrDeadlineExceeded) {
+			// Discovery itself hung: no answer, as if the task had
+			// timed out (its last answer is carried forward).
+			return nil, err
+		}
+		if len(r.hung) > 0 || skipped > 0 {
+			what := fmt.Sprintf("%d files hang (no answer within %v; not read again until the kernel answers)", len(r.hung), min(fileWait, t/4))
+			if len(r.hung) == 1 {
+				what = fmt.Sprintf("1 file hangs (no answer within %v; not read again until the kernel answers)", min(fileWait, t/4))
+			}
+			if skipped > 0 {
+				what += fmt.Sprintf("; %d more not read in this sample, its time spent on them", skipped)
+			}
+			what += "; what they last read is carried forward, stale (absent if never read)"
+			if err != nil {
+				what += "; " + err.Error()
+			}
+			err = &probes.PartialError{What: what, Stuck: r.hung}
+		}
 		return func() { s.commitSysfs(c, r) }, err
 	}})
 	if e.src.Ethtool != nil {
@@ -169,7 +246,7 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 			return func() { c.dcb, c.dcbRaw = cfgs, raws }, joinSome(errs, len(nds))
 		}})
 	}
-	list = append(list, probes.Task{Name: "rdma netlink", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+	list = append(list, probes.Task{Name: "rdma netlink", Timeout: rdmaTimeout(t), Run: func(ctx context.Context) (func(), error) {
 		if e.src.RDMA == nil {
 			return nil, fmt.Errorf("no RDMA netlink connection: %w", probes.ErrNotSupported)
 		}
@@ -253,6 +330,33 @@ func (s *Sampler) tasks(c *collected) []probes.Task {
 	}
 	return list
 }
+
+// How long each source may take, from what it does. t is
+// Options.Timeout (--probe-timeout, 2 s by default); every source gets it
+// but RDMA netlink, whose QP dump gets three times as long.
+//
+//   - sysfs: a few hundred small files, each a show() callback (an mlx5
+//     hw_counters read is one firmware command): milliseconds in all. It
+//     is slow only when something in the kernel is stuck, and then each
+//     file is given up on after fileWait (see guardfs.go), so the task
+//     answers with what did; t bounds discovery, which lists directories.
+//   - ethtool: one ioctl per RDMA netdev (ETHTOOL_GSTATS: mlx5 queries
+//     its firmware), milliseconds; it takes RTNL, so it hangs when RTNL
+//     is held, and t is how long a sample waits once to find that out.
+//   - rtnetlink, DCB: one request per netdev, microseconds; RTNL again.
+//   - kmsg, nccl, nccl-ras, proc: reads of what is already buffered or a
+//     few /proc files: microseconds. t is generous; it only matters if
+//     the source is broken.
+//   - RDMA netlink: the QP dump, where the kernel walks its QP table from
+//     the start for every reply, so its cost grows faster than the QP
+//     count: 0.12 s for 1,000 QPs, 0.37 s for 3,000 and 2.3 s for 10,000
+//     (iproute2) on the Soft-RoCE lab under TCG emulation, our slowest
+//     measured host; a real CPU is several times faster. 3 × 2 s = 6 s
+//     holds 10,000 QPs on that host with 2.5× to spare. A sample waits
+//     for its slowest source: a dump that slow makes the tick late, and
+//     the tick says so (late_s); one that never answers costs 6 s once
+//     and is not started again until it returns.
+func rdmaTimeout(t time.Duration) time.Duration { return 3 * t }
 
 // joinSome reports per-netdev errors; when every netdev failed the same
 // way (not supported, permission) that is the source's state.

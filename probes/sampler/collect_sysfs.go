@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/alias"
@@ -28,6 +29,10 @@ type sysfsResult struct {
 	cc       map[string]sysfs.CCParams
 	extra    []probes.Status
 	files    fsrec.Tree
+	// hung are the files that did not answer (see fileGuard), the
+	// oldest stuck since hungSince.
+	hung      []string
+	hungSince time.Time
 
 	devCache      []sysfs.Device
 	devCacheNames []string
@@ -41,6 +46,22 @@ func (s *Sampler) commitSysfs(c *collected, r *sysfsResult) {
 	c.devs, c.counters, c.netdevs, c.links, c.ecn, c.cc = r.devs, r.counters, r.netdevs, r.links, r.ecn, r.cc
 	c.extraStatus = append(c.extraStatus, r.extra...)
 	c.files = r.files
+	for _, set := range r.counters {
+		for _, ce := range set.Errors {
+			if ce.Kind != sysfs.KindHung || ce.Name == "" {
+				continue
+			}
+			if c.hungCounters == nil {
+				c.hungCounters = map[string]map[string]bool{}
+			}
+			k := portKey(set.Device, set.Port)
+			if c.hungCounters[k] == nil {
+				c.hungCounters[k] = map[string]bool{}
+			}
+			c.hungCounters[k][string(ce.Source)+"\x00"+ce.Name] = true
+		}
+	}
+	c.hungSince = r.hungSince
 	s.devCache, s.devCacheNames = r.devCache, r.devCacheNames
 	if !r.devsOK {
 		// Nothing to go by: the next sample's netdev sources wait for
@@ -61,12 +82,11 @@ func (s *Sampler) commitSysfs(c *collected, r *sysfsResult) {
 // readSysfs discovers the devices (see devices), publishes the netdev ↔
 // port links as soon as it knows them, then reads the counters, the
 // netdevs and the congestion-control settings.
-func (e *env) readSysfs(links *handoff[[]sysfs.Link]) (*sysfsResult, error) {
+func (e *env) readSysfs(fsys fs.FS, links *handoff[linkAnswer]) (*sysfsResult, error) {
 	r := &sysfsResult{devCache: e.devCache, devCacheNames: e.devCacheNames}
-	if e.src.FS == nil {
+	if fsys == nil {
 		return r, fmt.Errorf("no /sys: %w", probes.ErrNotSupported)
 	}
-	fsys := e.src.FS
 	if e.record {
 		rec := fsrec.NewRecorder(fsys)
 		fsys = rec
@@ -104,7 +124,7 @@ func (e *env) readSysfs(links *handoff[[]sysfs.Link]) (*sysfsResult, error) {
 		r.links = sysfs.LinksFrom(devs, nds)
 	}
 	r.linksKnown = true
-	links.put(r.links)
+	links.put(linkAnswer{r.links, true})
 	r.devs = devs
 	sets, cerr := sysfs.ReadAllCounters(fsys, devs)
 	r.counters = sets

@@ -1,8 +1,9 @@
 // Package sampler runs rdmatop's host probes together: each source in its
 // own goroutine with its own timeout, then one probes.Snapshot with rates
 // against the previous sample, events and configuration. A source that
-// does not answer in time contributes nothing to the sample, even when it
-// answers later, and does not hold up the others.
+// does not answer in time does not hold up the others and its late answer
+// is dropped; what it said last is carried forward, marked stale with its
+// age (carry.go), and the ports are the union of what every source knows.
 //
 // Sources come in as interfaces (the live host, fakes, or a replayed
 // bundle tick), so the same code serves `rdmatop --once`, `record` and
@@ -12,6 +13,7 @@ package sampler
 import (
 	"context"
 	"io/fs"
+	"slices"
 	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -58,7 +60,7 @@ type Sources struct {
 type Options struct {
 	Netdev  string        // -i: only the RDMA device(s) with a port on this netdev
 	Device  string        // -d: only this RDMA device
-	Timeout time.Duration // per source; 0 means 2 s
+	Timeout time.Duration // per source (RDMA netlink: 3×, see rdmaTimeout); 0 means 2 s
 	// Now times each source (its status's duration); time.Now when nil.
 	Now func() time.Time
 }
@@ -91,6 +93,30 @@ type Sampler struct {
 	ccCache       map[string]sysfs.CCParams
 	hwPorts       map[string]bool // "dev/port" with sysfs counters at the last sysfs read; nil before one
 	selected      *selection      // -d/-i's devices as last known; nil before known
+
+	// What carries a source that stops answering (see carry): the last
+	// answer of sysfs, RDMA netlink and DCB, and when each came; the
+	// counters are in lastSeen. guard is what sysfs reads go through;
+	// its stuck reads outlive the sample that found them.
+	guard     *fileGuard
+	lastSysfs *sysfsAnswer
+	lastRDMA  *rdmaResult
+	rdmaAt    time.Time
+	lastDCB   map[string]dcb.Config
+	dcbAt     time.Time
+	// downSince and lastOK say, per source, since when it has not
+	// answered and when it last did (sample times).
+	downSince map[string]time.Time
+	lastOK    map[string]time.Time
+}
+
+// sysfsAnswer is the last sysfs answer, carried forward while sysfs does
+// not answer.
+type sysfsAnswer struct {
+	devs    []sysfs.Device
+	links   []sysfs.Link
+	netdevs []sysfs.Netdev
+	at      time.Time
 }
 
 // New returns a Sampler over src.
@@ -98,36 +124,41 @@ func New(src Sources, opt Options) *Sampler {
 	if opt.Timeout <= 0 {
 		opt.Timeout = 2 * time.Second
 	}
-	s := &Sampler{src: src, opt: opt, runner: probes.NewRunner()}
+	s := &Sampler{src: src, opt: opt, runner: probes.NewRunner(), guard: newFileGuard(),
+		downSince: map[string]time.Time{}, lastOK: map[string]time.Time{}}
 	s.runner.Now = opt.Now
 	return s
 }
 
 // Sample takes one sample at time now (the caller's clock). Each source
-// runs in its own goroutine bounded by Options.Timeout; a source that
-// does not answer in time is reported as timed out and contributes
-// nothing, even when it answers later.
+// runs in its own goroutine bounded by its timeout; a source that does
+// not answer in time is reported as timed out and its late answer is
+// dropped. What it said last is carried forward, marked stale with its
+// age (see carry), so that a hung source never takes the ports away.
 func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	var c collected
-	status := s.runner.Run(ctx, s.tasks(&c))
-	s.owners(&c)
-	snap := s.assemble(&c, now)
-	snap.Status = append(status, c.extraStatus...)
+	status := s.runner.Run(ctx, s.tasks(&c, now))
+	status = append(status, c.extraStatus...)
 	for _, o := range s.src.Opened {
 		replaced := false
-		for i := range snap.Status {
-			if snap.Status[i].Source == o.Source {
-				snap.Status[i], replaced = o, true
+		for i := range status {
+			if status[i].Source == o.Source {
+				status[i], replaced = o, true
 			}
 		}
 		if !replaced {
-			snap.Status = append(snap.Status, o)
+			status = append(status, o)
 		}
 	}
 	if s.src.Status != nil {
 		// A replay reports what the recorded host's sources said.
-		snap.Status = s.src.Status
+		status = slices.Clone(s.src.Status)
 	}
+	s.carry(&c, status, now)
+	s.owners(&c)
+	snap := s.assemble(&c, now)
+	s.track(status, &c, now)
+	snap.Status = status
 	s.prev = snap
 	s.last = &c
 	s.ticks++
@@ -137,8 +168,24 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 // collected is what the tasks of one sample handed over (their commits),
 // read by assemble once every task has finished or timed out.
 type collected struct {
-	sysfs     bool // the sysfs task answered in time (even with an error)
-	devsOK    bool // ... and listed the devices
+	sysfs  bool // the sysfs task answered in time (even with an error)
+	devsOK bool // ... and listed the devices (or carried: sysfsAge)
+	// sysfsAge is set when devs, links and netdevs are the last sysfs
+	// answer carried forward: how old it is, in seconds.
+	sysfsAge *float64
+	// hungCounters are the counter files of this sample that did not
+	// answer: "dev/port" → source+"\x00"+name.
+	hungCounters map[string]map[string]bool
+	hungSince    time.Time // the oldest of them hangs since
+	// stale are the counter sources (Counter.Source) whose counters are
+	// carried forward where missing: their source did not answer.
+	stale map[string]bool
+	// rdmaStale says c.rdma is RDMA netlink's last answer carried
+	// forward (devices and ports only), rdmaAge old.
+	rdmaStale bool
+	rdmaAge   float64
+	// staleAge is the oldest carried value of each source, in seconds.
+	staleAge  map[string]float64
 	devs      []sysfs.Device
 	counters  []sysfs.CounterSet
 	netdevs   []sysfs.Netdev

@@ -3,6 +3,7 @@ package sampler
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -191,7 +192,7 @@ func untilRunnable(t *testing.T, s interface {
 		check(snap)
 		busy := false
 		for _, st := range snap.Status {
-			busy = busy || strings.Contains(st.Detail, "still running")
+			busy = busy || strings.Contains(st.Detail, "still running") || st.Hung()
 		}
 		if !busy {
 			return snap
@@ -231,7 +232,8 @@ func TestLateSourcesNeverWriteIntoASample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(first.QPs) == 0 || len(first.Ports) != 2 || counterIn(first, "ethtool") == 0 {
+	// Two mlx5 ports from sysfs, and the rxe ports RDMA netlink names.
+	if len(first.QPs) == 0 || len(first.Ports) != 4 || counterIn(first, "ethtool") == 0 {
 		t.Fatalf("first sample: %d QPs, %d ports, status %+v", len(first.QPs), len(first.Ports), first.Status)
 	}
 
@@ -249,19 +251,24 @@ func TestLateSourcesNeverWriteIntoASample(t *testing.T) {
 			if gates[name].blocked.Load() == 0 {
 				t.Fatalf("%s never reached its gate: the test proves nothing (status %+v)", name, snap.Status)
 			}
-			if st[name].State != probes.StateTimeout {
-				t.Errorf("%s: %+v, want timeout", name, st[name])
+			if !st[name].Hung() || st[name].Since == nil {
+				t.Errorf("%s: %+v, want timeout (or partial) since this sample", name, st[name])
 			}
 		}
 		for _, name := range hung {
 			switch name {
 			case "sysfs":
-				if len(snap.Ports) != 0 || len(tick.Files) != 0 {
-					t.Errorf("sysfs timed out, yet %d ports and %d recorded files", len(snap.Ports), len(tick.Files))
+				// Its counter files hang: the ports stay, their
+				// counters carried forward, stale, never fresh.
+				if len(snap.Ports) != len(first.Ports) || freshIn(snap, "counters")+freshIn(snap, "hw_counters") != 0 ||
+					counterIn(snap, "hw_counters") != counterIn(first, "hw_counters") {
+					t.Errorf("sysfs counters hung: %d ports, %d fresh and %d in all of %d hw_counters", len(snap.Ports),
+						freshIn(snap, "counters")+freshIn(snap, "hw_counters"), counterIn(snap, "hw_counters"), counterIn(first, "hw_counters"))
 				}
 			case "ethtool":
-				if counterIn(snap, "ethtool") != 0 || tick.Raw[rawEthtool] != nil {
-					t.Errorf("ethtool timed out, yet its counters are in")
+				if freshIn(snap, "ethtool") != 0 || counterIn(snap, "ethtool") != counterIn(first, "ethtool") || tick.Raw[rawEthtool] != nil {
+					t.Errorf("ethtool timed out, yet %d fresh counters (%d carried of %d)", freshIn(snap, "ethtool"),
+						counterIn(snap, "ethtool"), counterIn(first, "ethtool"))
 				}
 			case "rdma netlink":
 				if len(snap.QPs) != 0 || string(tick.Raw[rawRDMA]) != "null" {
@@ -310,7 +317,7 @@ func TestLateSourcesNeverWriteIntoASample(t *testing.T) {
 				t.Errorf("%s after the hang: %+v", name, st[name])
 			}
 		}
-		if len(last.QPs) != len(first.QPs) || len(last.Ports) != 2 || counterIn(last, "ethtool") == 0 {
+		if len(last.QPs) != len(first.QPs) || len(last.Ports) != len(first.Ports) || freshIn(last, "ethtool") == 0 {
 			t.Errorf("after the hang: %d QPs (first %d), %d ports, status %+v", len(last.QPs), len(first.QPs), len(last.Ports), last.Status)
 		}
 		// Nothing vanished and came back: the sources that timed out said
@@ -332,6 +339,20 @@ func counterIn(s *probes.Snapshot, source string) int {
 	for _, p := range s.Ports {
 		for _, c := range p.Counters {
 			if c.Source == source {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// freshIn counts the counters of source read in this sample (not
+// carried forward).
+func freshIn(s *probes.Snapshot, source string) int {
+	n := 0
+	for _, p := range s.Ports {
+		for _, c := range p.Counters {
+			if c.Source == source && c.Note != probes.NoteStale {
 				n++
 			}
 		}
@@ -380,8 +401,11 @@ func TestHungSysfsDoesNotStallOthers(t *testing.T) {
 	now = now.Add(time.Second)
 	snap := s.Sample(context.Background(), now)
 	st := status(snap)
-	if st["sysfs"].State != probes.StateTimeout {
-		t.Errorf("sysfs: %+v, want timeout", st["sysfs"])
+	if st["sysfs"].State != probes.StatePartial || len(st["sysfs"].Stuck) == 0 {
+		t.Errorf("sysfs: %+v, want partial, naming the files that hang", st["sysfs"])
+	}
+	if len(snap.Ports) != 2 || freshIn(snap, "hw_counters") != 0 || counterIn(snap, "hw_counters") == 0 {
+		t.Errorf("counters hang: %d ports, %d fresh hw_counters, %d carried", len(snap.Ports), freshIn(snap, "hw_counters"), counterIn(snap, "hw_counters"))
 	}
 	for _, name := range []string{"ethtool", "rtnetlink", "dcb"} {
 		if st[name].State != probes.StateOK {
@@ -423,7 +447,7 @@ func TestFirstSampleWaitsOnlyForDiscovery(t *testing.T) {
 	s := New(Sources{FS: &gatedFS{fsys: os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-t0"), gate: g, match: isCounterFile}, Ethtool: eth},
 		Options{Timeout: testTimeout})
 	st := status(s.Sample(context.Background(), time.Unix(1_800_000_000, 0)))
-	if st["sysfs"].State != probes.StateTimeout || st["ethtool"].State != probes.StateOK || eth.calls.Load() != 2 {
+	if st["sysfs"].State != probes.StatePartial || st["ethtool"].State != probes.StateOK || eth.calls.Load() != 2 {
 		t.Errorf("counters hang: sysfs %+v, ethtool %+v after %d calls", st["sysfs"], st["ethtool"], eth.calls.Load())
 	}
 	g.open()
@@ -489,17 +513,30 @@ func TestConcurrentSlowSources(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := status(snap)
-		if st["sysfs"].State != probes.StateOK && (len(snap.Ports) != 0 || len(tick.Files) != 0) {
-			t.Errorf("sysfs %s, yet %d ports and %d files", st["sysfs"].State, len(snap.Ports), len(tick.Files))
+		// What did not answer is carried forward, stale; never fresh.
+		if st["sysfs"].State == probes.StateTimeout && (freshIn(snap, "hw_counters") != 0 || len(tick.Files) != 0) {
+			t.Errorf("sysfs %s, yet %d fresh counters and %d files", st["sysfs"].State, freshIn(snap, "hw_counters"), len(tick.Files))
 		}
-		if st["ethtool"].State != probes.StateOK && (counterIn(snap, "ethtool") != 0 || tick.Raw[rawEthtool] != nil) {
-			t.Errorf("ethtool %s, yet its counters are in", st["ethtool"].State)
+		for _, path := range st["sysfs"].Stuck {
+			var dev string
+			var port int
+			if _, err := fmt.Sscanf(strings.ReplaceAll(path, "/", " "), "sys class infiniband %s ports %d", &dev, &port); err != nil {
+				t.Fatalf("stuck %q: %v", path, err)
+			}
+			// Carried forward, stale; absent if it hung at its first read.
+			p := findPort(snap, dev, port)
+			if c := counterByName(p.Counters, "cnp_sent"); c != nil && (c.Note != probes.NoteStale || c.Rate != nil || c.StaleS == nil) {
+				t.Errorf("%s hung, yet %+v", path, c)
+			}
+		}
+		if st["ethtool"].State != probes.StateOK && (freshIn(snap, "ethtool") != 0 || tick.Raw[rawEthtool] != nil) {
+			t.Errorf("ethtool %s, yet fresh counters are in", st["ethtool"].State)
 		}
 		if st["rdma netlink"].State != probes.StateOK && len(snap.QPs) != 0 {
 			t.Errorf("rdma netlink %s, yet %d QPs", st["rdma netlink"].State, len(snap.QPs))
 		}
-		if st["dcb"].State != probes.StateOK && len(snap.Config.DCB) != 0 {
-			t.Errorf("dcb %s, yet %d DCB configs", st["dcb"].State, len(snap.Config.DCB))
+		if st["dcb"].State != probes.StateOK && tick.Raw[rawDCB] != nil {
+			t.Errorf("dcb %s, yet recorded", st["dcb"].State)
 		}
 		for _, e := range snap.Events {
 			if e.Kind == "qp_destroyed" || e.Kind == "device_removed" || e.Kind == "gid_removed" {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"syscall"
 
 	"github.com/rdmatop/rdmatop/probes"
@@ -31,6 +32,10 @@ const (
 	KindPermission ErrorKind = "permission" // EACCES/EPERM: Err is a *probes.PermissionError
 	KindRead       ErrorKind = "read"       // EAGAIN, EINVAL, EOPNOTSUPP, EIO, ...
 	KindParse      ErrorKind = "parse"      // read, but not in the expected format
+	// KindHung: the read did not answer in time (the caller gave up on
+	// it: os.ErrDeadlineExceeded); its last value is not known to be
+	// wrong, only old.
+	KindHung ErrorKind = "hung"
 	// KindUnavailable: the kernel answered "N/A (no PMA)": the counter has
 	// no value on this device. Not a fault of the read.
 	KindUnavailable ErrorKind = "unavailable"
@@ -66,6 +71,8 @@ func (e FileError) MarshalJSON() ([]byte, error) {
 // fileError classifies a read failure of path.
 func fileError(path string, err error) FileError {
 	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return FileError{Path: path, Kind: KindHung, Err: err}
 	case errors.Is(err, fs.ErrNotExist):
 		return FileError{Path: path, Kind: KindVanished, Err: err}
 	case errors.Is(err, fs.ErrPermission):
