@@ -490,6 +490,7 @@ func TestSidecarFindingsAreTheTriggersFrame(t *testing.T) {
 func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Silence, o.Cooldown = 5*time.Second, 0 })
 	rate := func(v float64) *float64 { return &v }
+	pid := 4242 // the job's
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * time.Second)
 		if err := r.WriteTick(&bundle.Tick{Time: at, Full: true}); err != nil {
@@ -502,11 +503,12 @@ func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 		}
 		snap := &probes.Snapshot{Time: at,
 			Ports: []probes.Port{
-				{Device: "mlx5_0", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
-				{Device: "mlx5_1", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
+				{Device: "mlx5_0", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps), Source: trafficRDMA}},
+				{Device: "mlx5_1", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps), Source: trafficRDMA}},
 				{Device: "mlx5_2", Port: 1}, // no rate: no evidence
 			},
-			QPs: []probes.QP{{Device: "mlx5_0", Port: 1, State: "RTS"}, {Device: "mlx5_1", Port: 1, State: "RTS"}, {Device: "mlx5_2", Port: 1, State: "RTS"}}}
+			QPs: []probes.QP{{Device: "mlx5_0", Port: 1, LQPN: 0x40, State: "RTS", PID: &pid}, {Device: "mlx5_1", Port: 1, LQPN: 0x41, State: "RTS", PID: &pid},
+				{Device: "mlx5_2", Port: 1, LQPN: 0x42, State: "RTS", PID: &pid}}}
 		if i >= 30 {
 			snap.QPs = snap.QPs[1:] // mlx5_0's QP is gone
 		}
