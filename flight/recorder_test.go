@@ -77,6 +77,7 @@ func (fd *feed) second(t testing.TB, i int, frame func(*monitor.Frame)) {
 	if err := fd.r.WriteTick(tk); err != nil {
 		t.Fatal(err)
 	}
+	settle(t, fd.r)
 	f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Findings: []rules.Finding{},
 		Rules: []rules.RuleState{{Rule: "port-down", State: "ok"}}} // judged
 	if frame != nil {
@@ -427,6 +428,7 @@ func TestIncidentStartsAtAFullTick(t *testing.T) {
 		if err := r.WriteTick(&bundle.Tick{Time: at, Full: i%5 == 0}); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, r)
 		f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Rules: []rules.RuleState{{Rule: "x"}}}
 		if i == 12 {
 			linkFlap(f)
@@ -496,6 +498,7 @@ func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 		if err := r.WriteTick(&bundle.Tick{Time: at, Full: true}); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, r)
 		busy := i < 5 || (i >= 20 && i < 22)
 		var bps float64
 		if busy {
