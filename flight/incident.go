@@ -173,9 +173,11 @@ const epbBytes = 32 + 3
 // are added to t's running Capture.Unrecorded, so that a replay of the
 // incident reads the hole as the capture's (capture-incomplete), never
 // as the network's loss. A tick without a CaptureState gets one when a
-// capture runs (frames were handed) or an earlier tick of the incident
-// got one: the first tick that says is a replay's baseline, and a
-// baseline that already counts a loss would hide it.
+// capture runs: frames were handed to the recorder before the incident
+// was decided (marked is set then) or before the tick. Every tick from
+// the first on then says, since the first tick that says is a replay's
+// baseline, and a baseline that already counts a loss would hide it. (A
+// live run with a capture gives every tick its CaptureState anyway.)
 func (in *incident) tick(t *bundle.Tick, handed uint64) error {
 	if in.ticked && handed-in.handed > in.written {
 		in.missing += handed - in.handed - in.written

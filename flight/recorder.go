@@ -46,6 +46,9 @@ type Recorder struct {
 	// when it has stopped. disk is its own.
 	wake, quit, done chan struct{}
 	disk             diskAccount
+	// beforeTake, when set (tests), is called by the writer before it
+	// takes each batch from the ring, without the lock.
+	beforeTake func()
 }
 
 // pending is a trigger with the findings that held at its Frame: the
@@ -240,7 +243,7 @@ func (r *Recorder) act() {
 			continue
 		}
 		side := newSidecar(&r.opt, t, p.findings)
-		j := &job{side: side, from: r.ring.start(side.Start.UnixNano())}
+		j := &job{side: side, from: r.ring.start(side.Start.UnixNano()), capture: r.ring.handed > 0}
 		r.jobs = append(r.jobs, j)
 		r.cur, r.last = j, t.Time
 	}

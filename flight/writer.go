@@ -25,10 +25,13 @@ import (
 // sets its sidecar's triggers and end and, when the window closes or the
 // recorder does, until; the writer does everything else.
 type job struct {
-	side  Sidecar // Trigger, Triggers, Start, End, Findings
-	from  uint64  // it holds the ring's items after this seq
-	until uint64  // and up to this one; 0 while its window is open
-	early string  // why it ends before End, if it does
+	side Sidecar // Trigger, Triggers, Start, End, Findings
+	from uint64  // it holds the ring's items after this seq
+	// capture: frames had been handed to the recorder when it was
+	// decided; its ticks say what the file lacks (incident.tick).
+	capture bool
+	until   uint64 // and up to this one; 0 while its window is open
+	early   string // why it ends before End, if it does
 }
 
 // writerState is what the writer goroutine alone holds.
@@ -82,12 +85,17 @@ func (r *Recorder) work(w *writerState) {
 		}
 		j := r.jobs[0]
 		if w.job != j {
-			side := j.side
+			side, capture := j.side, j.capture
 			w.job, w.cursor, w.in = j, j.from, nil
 			r.wrote = j.from
 			r.mu.Unlock()
-			r.open(w, side)
+			r.open(w, side, capture)
 			continue
+		}
+		if r.beforeTake != nil {
+			r.mu.Unlock()
+			r.beforeTake() // a test holding the writer back, as a slow disk would
+			r.mu.Lock()
 		}
 		until := j.until
 		last := r.ring.take(w.cursor, until, &w.b)
@@ -114,7 +122,7 @@ func (r *Recorder) work(w *writerState) {
 }
 
 // open creates the incident's file and makes room for it.
-func (r *Recorder) open(w *writerState, side Sidecar) {
+func (r *Recorder) open(w *writerState, side Sidecar, capture bool) {
 	in, err := openIncident(&r.opt, side)
 	if err != nil {
 		r.log(fmt.Sprintf("cannot write the %s incident: %v", side.Trigger.Kind, err))
@@ -124,6 +132,7 @@ func (r *Recorder) open(w *writerState, side Sidecar) {
 		r.drop(w)
 		return
 	}
+	in.marked = capture
 	w.in = in
 	r.disk.refresh(in.path) //nolint:errcheck // unreadable: the account stays as it was
 	r.bound(in)
