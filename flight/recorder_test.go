@@ -103,6 +103,7 @@ func newTestRecorder(t testing.TB, mod func(*Options)) (*Recorder, string, *[]st
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.Close() }) // its writer goroutine stops; a second Close is harmless
 	return r, dir, &logs
 }
 
@@ -604,5 +605,71 @@ func TestPendingTriggersBounded(t *testing.T) {
 	st := r.Stats()
 	if st.Suppressed[TriggerManual] != 44 || st.Merged != maxPending-1 || st.Incidents[TriggerManual] != 1 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// How the live run kept time stays in the incident: its ticks keep their
+// Skipped and LateS, and the sidecar counts the late ticks and the
+// intervals skipped.
+func TestIncidentKeepsLateAndSkippedTicks(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, nil)
+	for i := range 12 {
+		tk := &bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second), Full: true}
+		if i == 6 || i == 7 {
+			tk.Skipped, tk.LateS = 2, 2.4 // a sample overran
+		}
+		if i == 4 {
+			tk.LateS = 0.3 // late, nothing skipped
+		}
+		if err := r.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+		settle(t, r)
+		f := &monitor.Frame{Time: tk.Time, Snapshot: &probes.Snapshot{Time: tk.Time}, Rules: []rules.RuleState{{Rule: "x"}}}
+		if i == 5 {
+			linkFlap(f)
+		}
+		r.Observe(f)
+	}
+	r.Close()
+	rec := filepath.Join(dir, namePrefix+"20261204T021305Z-link-flap"+recordingExt)
+	f, err := os.Open(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br, err := bundle.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := map[int]int{} // by second
+	for {
+		rec, err := br.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk := rec.Tick; tk != nil {
+			skipped[int(tk.Time.Sub(t0)/time.Second)] = tk.Skipped
+			if (tk.LateS > 0) != (tk.Skipped > 0 || tk.Time.Equal(t0.Add(4*time.Second))) {
+				t.Errorf("tick %s: late %gs", tk.Time, tk.LateS)
+			}
+		}
+	}
+	if len(skipped) != 6 || skipped[6] != 2 || skipped[7] != 2 || skipped[5] != 0 {
+		t.Errorf("the incident's ticks (2 s to 7 s) by second: skipped %v", skipped)
+	}
+	b, err := os.ReadFile(strings.TrimSuffix(rec, recordingExt) + sidecarExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side Sidecar
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	if side.TicksLate != 3 || side.TicksSkipped != 4 {
+		t.Errorf("sidecar: %d late ticks, %d skipped: want 3 and 4", side.TicksLate, side.TicksSkipped)
 	}
 }
