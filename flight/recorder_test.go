@@ -608,13 +608,18 @@ func TestPendingTriggersBounded(t *testing.T) {
 	}
 }
 
-// How the live run kept time stays in the incident: its ticks keep their
-// Skipped and LateS, and the sidecar counts the late ticks and the
-// intervals skipped.
-func TestIncidentKeepsLateAndSkippedTicks(t *testing.T) {
+// How the live run kept time and what its recording queue dropped stay
+// in the incident: its ticks keep their Skipped, LateS and running
+// Capture.Unrecorded, and the sidecar counts the late ticks, the
+// intervals skipped and the frames the queue dropped in the window (the
+// lab's 1,390, which the sidecar said were 0).
+func TestIncidentKeepsHowTheRunFared(t *testing.T) {
 	r, dir, _ := newTestRecorder(t, nil)
 	for i := range 12 {
-		tk := &bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second), Full: true}
+		tk := &bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second), Full: true, Capture: &bundle.CaptureState{Unrecorded: 10}}
+		if i >= 6 {
+			tk.Capture.Unrecorded = 10 + 1390 // the queue fell behind the disk
+		}
 		if i == 6 || i == 7 {
 			tk.Skipped, tk.LateS = 2, 2.4 // a sample overran
 		}
@@ -653,6 +658,9 @@ func TestIncidentKeepsLateAndSkippedTicks(t *testing.T) {
 		}
 		if tk := rec.Tick; tk != nil {
 			skipped[int(tk.Time.Sub(t0)/time.Second)] = tk.Skipped
+			if want := map[bool]uint64{false: 10, true: 1400}[tk.Time.Sub(t0) >= 6*time.Second]; tk.Capture == nil || tk.Capture.Unrecorded != want {
+				t.Errorf("tick %s: capture %+v, want unrecorded %d", tk.Time, tk.Capture, want)
+			}
 			if (tk.LateS > 0) != (tk.Skipped > 0 || tk.Time.Equal(t0.Add(4*time.Second))) {
 				t.Errorf("tick %s: late %gs", tk.Time, tk.LateS)
 			}
@@ -669,7 +677,7 @@ func TestIncidentKeepsLateAndSkippedTicks(t *testing.T) {
 	if err := json.Unmarshal(b, &side); err != nil {
 		t.Fatal(err)
 	}
-	if side.TicksLate != 3 || side.TicksSkipped != 4 {
-		t.Errorf("sidecar: %d late ticks, %d skipped: want 3 and 4", side.TicksLate, side.TicksSkipped)
+	if side.TicksLate != 3 || side.TicksSkipped != 4 || side.PacketsUnrecorded != 1390 {
+		t.Errorf("sidecar: %d late ticks, %d skipped, %d frames unrecorded: want 3, 4 and 1390", side.TicksLate, side.TicksSkipped, side.PacketsUnrecorded)
 	}
 }
