@@ -20,6 +20,7 @@ func settle(t testing.TB, r *Recorder) {
 		if idle {
 			return
 		}
+		r.wakeWriter() // frames since the last wake wait for a tick or a MiB
 		if time.Now().After(deadline) {
 			t.Fatal("the incident writer did not catch up in 30 s")
 		}

@@ -37,10 +37,16 @@ type Recorder struct {
 	jobs     []*job          // incidents decided and not yet written, oldest first
 	cur      *job            // the one whose window is open: triggers extend it
 	wrote    uint64          // the ring's seq the writer has written up to in jobs[0]
-	last     time.Time       // when the last incident's first trigger came
-	now      time.Time       // the newest tick's time: the run's clock
-	stats    Stats
-	closed   bool
+	// unwoken: bytes of packets kept since the writer was last woken. It
+	// is woken at every tick and every wakeBytes of packets, not at every
+	// packet: at 100,000 frames a second a wake per frame would cost the
+	// writer a goroutine switch and a lock per frame; a MiB (a batch) is a
+	// few hundred wakes a second and a lag of 1/64 of the ring.
+	unwoken, wakeBytes int64
+	last               time.Time // when the last incident's first trigger came
+	now                time.Time // the newest tick's time: the run's clock
+	stats              Stats
+	closed             bool
 
 	// The incident writer: woken by wake, stopped by quit (Close), done
 	// when it has stopped. disk is its own.
@@ -108,7 +114,8 @@ func New(opt Options) (*Recorder, error) {
 	os.Remove(probe.Name())
 	r := &Recorder{opt: opt, ring: newRing(opt.Keep, opt.KeepPackets), active: map[string]bool{}, quiet: silence{after: opt.Silence},
 		stats: Stats{Incidents: map[string]uint64{}, Suppressed: map[string]uint64{}},
-		wake:  make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}), disk: diskAccount{dir: opt.Dir}}
+		wake:  make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}), disk: diskAccount{dir: opt.Dir},
+		wakeBytes: max(min(batchBytes, opt.KeepPackets/8), 1)}
 	if err := r.disk.refresh(""); err == nil {
 		for _, f := range r.disk.partials() {
 			r.log(fmt.Sprintf("%s is an incident cut short (rdmatop stopped while writing it): it replays up to its last tick", f))
@@ -134,9 +141,15 @@ func (r *Recorder) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
 		return nil
 	}
 	r.ring.addPacket(ci, data)
-	writing := len(r.jobs) > 0
+	wake := false
+	if len(r.jobs) > 0 {
+		r.unwoken += int64(len(data))
+		if wake = r.unwoken >= r.wakeBytes; wake {
+			r.unwoken = 0
+		}
+	}
 	r.mu.Unlock()
-	if writing {
+	if wake {
 		r.wakeWriter()
 	}
 	return nil
@@ -164,6 +177,7 @@ func (r *Recorder) WriteTick(t *bundle.Tick) error {
 	r.stats.MemBytes = r.ring.bytes()
 	r.stats.Evicted = r.ring.evicted
 	writing := len(r.jobs) > 0
+	r.unwoken = 0
 	r.mu.Unlock()
 	if writing {
 		r.wakeWriter()

@@ -255,10 +255,15 @@ func earlyNote(early string) string {
 	return "; ended early: " + early
 }
 
-// lossNote says what the incident lacks, if anything.
+// lossNote says what the incident lacks, if anything: frames it could
+// not keep, ticks the run did not keep on time.
 func lossNote(s Sidecar) string {
-	if s.PacketsUnrecorded == 0 {
-		return ""
+	out := ""
+	if s.PacketsUnrecorded > 0 {
+		out += fmt.Sprintf(", %d captured frames not in it (capture-incomplete, not the network's loss)", s.PacketsUnrecorded)
 	}
-	return fmt.Sprintf(", %d captured frames not in it (capture-incomplete, not the network's loss)", s.PacketsUnrecorded)
+	if s.TicksLate > 0 || s.TicksSkipped > 0 {
+		out += fmt.Sprintf(", %d ticks late and %d skipped (samples overran)", s.TicksLate, s.TicksSkipped)
+	}
+	return out
 }
