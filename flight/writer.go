@@ -86,6 +86,7 @@ func (r *Recorder) work(w *writerState) {
 		j := r.jobs[0]
 		if w.job != j {
 			side, capture := j.side, j.capture
+			side.Triggers = slices.Clone(side.Triggers) // the recorder appends to its own
 			w.job, w.cursor, w.in = j, j.from, nil
 			r.wrote = j.from
 			r.mu.Unlock()
