@@ -75,7 +75,9 @@ type Stats struct {
 	// PacketsDropped: packets of an incident's window not written because
 	// the incident alone reached MaxDisk. Evicted: packets let go from
 	// memory for KeepPackets before Keep (the packets reach back less
-	// far than Keep). Removed: incidents removed for MaxDisk.
+	// far than Keep), or not kept because the incident writer had not
+	// yet taken those they would replace. Removed: incidents removed for
+	// MaxDisk.
 	PacketsDropped, Evicted, Removed uint64
 	// Unrecorded: frames the capture saw within the incidents written
 	// that they lack (their sidecars' packets_unrecorded).
@@ -259,6 +261,9 @@ func (r *Recorder) act() {
 		side := newSidecar(&r.opt, t, p.findings)
 		j := &job{side: side, from: r.ring.start(side.Start.UnixNano()), capture: r.ring.handed > 0}
 		r.jobs = append(r.jobs, j)
+		if len(r.jobs) == 1 {
+			r.ring.pinned, r.ring.pin = true, j.from // its past stays until the writer takes it
+		}
 		r.cur, r.last = j, t.Time
 	}
 	r.pending = r.pending[:0]

@@ -35,6 +35,16 @@ type ring struct {
 	// packet and tick carries the count at its arrival, so a reader of
 	// the ring knows how many frames it missed between two ticks.
 	handed uint64
+	// pinned: the packets after seq pin belong to the incident being
+	// written and the writer has not taken them yet; a new packet that
+	// would need them to go is not kept instead. When the disk is slower
+	// than the link, an incident then keeps its past (the minutes before
+	// the trigger, the reason to have a flight recorder) whole and loses
+	// the newest frames (counted), as it did when the past was written
+	// before anything else; the oldest would otherwise go first, and the
+	// eviction would eat the window from its start.
+	pinned bool
+	pin    uint64
 }
 
 type packet struct {
@@ -69,11 +79,17 @@ func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
 	}
 	r.handed++
 	ts := ci.Timestamp.UnixNano()
-	off, ok := r.room(len(data))
-	if !ok {
-		r.evicted++ // larger than all the memory: not kept
+	off, k, ok := r.room(len(data))
+	if !ok || r.pinned && k > 0 && r.pkts.at(k-1).seq > r.pin {
+		// Larger than all the memory, or its room would let go of
+		// packets the incident writer has not taken yet: not kept.
+		r.evicted++
 		r.age(ts)
 		return
+	}
+	for range k {
+		r.dropPacket()
+		r.evicted++
 	}
 	d := r.mem.buf[off : off+len(data) : off+len(data)]
 	r.mem.w = off + len(data)
@@ -84,35 +100,33 @@ func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
 	r.age(ts)
 }
 
-// room finds n contiguous bytes for a packet, letting the oldest packets
-// go until they are free. The arena is a circular log: packets lie in
-// arrival order from the oldest to the write position, so what lies
-// ahead of the write position is always the oldest. A packet that does
-// not fit before the arena's end goes to its start; the packets in the
-// remnant are let go first (they are the oldest), the remnant stays
-// unused this round.
-func (r *ring) room(n int) (int, bool) {
+// room finds n contiguous bytes for a packet at off, and how many of
+// the oldest packets (k) must go for them to be free. The arena is a
+// circular log: packets lie in arrival order from the oldest to the
+// write position, so what lies ahead of the write position is always
+// the oldest. A packet that does not fit before the arena's end goes to
+// its start; the packets in the remnant go first (they are the oldest),
+// the remnant stays unused this round.
+func (r *ring) room(n int) (off, k int, ok bool) {
 	a := r.mem
 	if n > len(a.buf) {
-		return 0, false
+		return 0, 0, false
 	}
 	w := a.w
 	if w+n > len(a.buf) {
-		for r.pkts.len() > 0 && r.pkts.front().off >= w {
-			r.dropPacket()
-			r.evicted++
+		for k < r.pkts.len() && r.pkts.at(k).off >= w {
+			k++
 		}
 		w = 0
 	}
-	for r.pkts.len() > 0 {
-		p := r.pkts.front()
+	for k < r.pkts.len() {
+		p := r.pkts.at(k)
 		if p.off >= w+n || p.off+len(p.data) <= w {
-			break // the oldest lies clear of [w, w+n): so does every other
+			break // the oldest left lies clear of [w, w+n): so does every other
 		}
-		r.dropPacket()
-		r.evicted++
+		k++
 	}
-	return w, true
+	return w, k, true
 }
 
 func (r *ring) dropPacket() {

@@ -1,6 +1,9 @@
 package flight
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -48,7 +51,7 @@ func within(d time.Duration, f func()) (time.Duration, bool) {
 // collector and Stats answer within 100 ms, and Observe and Trigger
 // never wait on the file (go test -race).
 func TestBackfillDoesNotStallTheLoop(t *testing.T) {
-	r, _, _ := newTestRecorder(t, func(o *Options) {
+	r, dir, _ := newTestRecorder(t, func(o *Options) {
 		o.Keep, o.KeepPackets, o.Before, o.After, o.Cooldown = time.Hour, DefaultKeepPackets, 30*time.Minute, time.Hour, 0
 	})
 	reg := prometheus.NewRegistry()
@@ -80,6 +83,9 @@ func TestBackfillDoesNotStallTheLoop(t *testing.T) {
 		tick(false)
 	}
 	kept := r.Stats().MemBytes
+	r.mu.Lock()
+	keptPkts := uint64(r.ring.pkts.len())
+	r.mu.Unlock()
 
 	// The operator's trigger; the run ticks on, every stallPeriod, with
 	// traffic, until the writer has written the ring's past.
@@ -180,5 +186,26 @@ func TestBackfillDoesNotStallTheLoop(t *testing.T) {
 	st := r.Stats()
 	if st.Incidents[TriggerManual] != 1 || st.Failures != 0 {
 		t.Errorf("stats %+v", st)
+	}
+	// The incident holds the ring's past (the back-fill happened, whole)
+	// and what came during it.
+	sides, _ := filepath.Glob(filepath.Join(dir, "*"+sidecarExt))
+	if len(sides) != 1 {
+		t.Fatalf("sidecars %v", sides)
+	}
+	b, err := os.ReadFile(sides[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side Sidecar
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	// Every frame is in it or counted (the ring's own evictions while it
+	// filled are in its first intervals); the writer, slower than the
+	// test's feeder under -race, kept the ring's past whole.
+	if side.Packets+side.PacketsUnrecorded != uint64(n) || side.Packets < keptPkts {
+		t.Errorf("the incident holds %d packets and lacks %d of the %d fed: want all of the %d the ring kept when triggered",
+			side.Packets, side.PacketsUnrecorded, n, keptPkts)
 	}
 }

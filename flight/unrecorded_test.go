@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gopacket/gopacket"
+
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -242,4 +244,72 @@ func unrecordedOf(w *capture.Summary) any {
 		return nil
 	}
 	return *w.Unrecorded
+}
+
+// A disk slower than the link, from the trigger on: the writer is held
+// back before it takes anything while three rings' worth of frames come.
+// The incident still holds the window's past whole (every frame the ring
+// kept when the trigger was acted on); the frames missing are the
+// newest (a few fit where the arena had room to spare), which the full ring could not keep without letting that past
+// go, and they are counted. Without the pin the ring would have let the
+// past go first, oldest first, and the incident would start where the
+// eviction stopped.
+func TestBackfillKeepsThePast(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, func(o *Options) {
+		o.Keep, o.Before, o.After, o.KeepPackets = time.Hour, time.Hour, time.Hour, 256<<10
+	})
+	var gate atomic.Pointer[chan struct{}]
+	r.beforeTake = func() {
+		if g := gate.Load(); g != nil {
+			<-*g
+		}
+	}
+	frames := realFrames(t)
+	at, fed := t0, 0
+	second := func() {
+		for range 100 {
+			d := frames[fed%len(frames)]
+			fed++
+			at = at.Add(time.Second / 101)
+			if err := r.WritePacket(gopacket.CaptureInfo{Timestamp: at, CaptureLength: len(d), Length: len(d)}, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.WriteTick(&bundle.Tick{Time: at, Full: true, Capture: &bundle.CaptureState{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.WriteTick(&bundle.Tick{Time: at, Full: true, Capture: &bundle.CaptureState{}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		second() // fills the ring
+	}
+	hold := make(chan struct{})
+	gate.Store(&hold)
+	r.Trigger("test")
+	second() // acts on it: the writer wakes and waits at the gate
+	r.mu.Lock()
+	kept, mem := uint64(r.ring.pkts.len()), r.ring.pktSize
+	r.mu.Unlock()
+	triggered := at
+	for range 3 * 256 << 10 / int(mem/int64(kept)) / 100 {
+		second()
+	}
+	gate.Store(nil)
+	close(hold)
+	r.Close()
+	c := checkIncident(t, dir)
+	recs, _ := filepath.Glob(filepath.Join(dir, "*"+recordingExt))
+	_, pkts, _ := readIncident(t, recs[0])
+	past := uint64(0)
+	for _, ts := range pkts {
+		if !ts.After(triggered) {
+			past++
+		}
+	}
+	if past != kept || c.side.Packets+c.side.PacketsUnrecorded != uint64(fed) {
+		t.Errorf("%d frames fed, the ring kept %d when triggered: the incident holds %d of those (%d in all) and lacks %d",
+			fed, kept, past, c.side.Packets, c.side.PacketsUnrecorded)
+	}
 }

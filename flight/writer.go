@@ -89,6 +89,7 @@ func (r *Recorder) work(w *writerState) {
 			side.Triggers = slices.Clone(side.Triggers) // the recorder appends to its own
 			w.job, w.cursor, w.in = j, j.from, nil
 			r.wrote = j.from
+			r.ring.pinned, r.ring.pin = true, j.from
 			r.mu.Unlock()
 			r.open(w, side, capture)
 			continue
@@ -100,6 +101,7 @@ func (r *Recorder) work(w *writerState) {
 		}
 		until := j.until
 		last := r.ring.take(w.cursor, until, &w.b)
+		r.ring.pin = last // taken: the ring may let them go
 		r.mu.Unlock()
 		if len(w.b.items) == 0 {
 			if until == 0 {
@@ -200,6 +202,10 @@ func (r *Recorder) drop(w *writerState) {
 	}
 	if r.cur == w.job {
 		r.cur = nil // triggers no longer extend it
+	}
+	r.ring.pinned = len(r.jobs) > 0
+	if r.ring.pinned {
+		r.ring.pin = r.jobs[0].from
 	}
 	r.mu.Unlock()
 	w.job, w.in = nil, nil
