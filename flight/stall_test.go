@@ -27,9 +27,16 @@ import (
 // share: Go preempts a goroutine after 10 ms, so 100 ms is ten slices of
 // headroom, and still ten to a hundred times less than the seconds the
 // back-fill of 64 MiB takes (on the base, under the lock).
+//
+// A tick's lateness (how long after its due time it started) is the
+// test's own timer on that loaded machine: up to 80 ms was seen under
+// -race while the tick path itself took under 5 ms. It is bounded at two
+// and a half periods: a run that lost its period (the base: 16 s) is far
+// past it, a busy scheduler is not.
 const (
 	stallPeriod = 100 * time.Millisecond // the simulated run's tick
-	stallBound  = 100 * time.Millisecond // a tick's work, a tick's lateness, a Stats or a scrape
+	stallBound  = 100 * time.Millisecond // a tick's work, a Stats, a scrape, a Trigger
+	lateBound   = 250 * time.Millisecond // a tick's start after its due time
 )
 
 // within runs f and says how long it took, or that it did not return
@@ -174,7 +181,7 @@ func TestBackfillDoesNotStallTheLoop(t *testing.T) {
 	for _, s := range slow {
 		t.Error(s)
 	}
-	if worstLate > stallBound {
+	if worstLate > lateBound {
 		t.Errorf("a tick started %s late: the run lost its period", worstLate)
 	}
 	if ticks < 3 {
