@@ -81,8 +81,9 @@ type incident struct {
 	// What the file lacks of the frames the capture saw (see tick):
 	// ticked says a tick was written, handed is the ring's frame count at
 	// it, written the frames written since; missing is the running count
-	// of frames missed, marked says the ticks carry it.
-	ticked, marked        bool
+	// of frames missed, marked says the ticks carry it, said that one did
+	// (firstUnrec is then its count: the baseline).
+	ticked, marked, said  bool
 	handed, written       uint64
 	missing               uint64
 	firstUnrec, lastUnrec uint64 // the ticks' Capture.Unrecorded, first and last written
@@ -188,10 +189,10 @@ func (in *incident) tick(t *bundle.Tick, handed uint64) error {
 	}
 	if c := t.Capture; c != nil {
 		c.Unrecorded += in.missing
-		if !in.marked {
+		if !in.said {
 			in.firstUnrec = c.Unrecorded
 		}
-		in.marked, in.lastUnrec = true, c.Unrecorded
+		in.marked, in.said, in.lastUnrec = true, true, c.Unrecorded
 		in.side.PacketsUnrecorded = in.lastUnrec - min(in.firstUnrec, in.lastUnrec)
 	}
 	if t.LateS > 0 {

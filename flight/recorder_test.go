@@ -615,6 +615,7 @@ func TestPendingTriggersBounded(t *testing.T) {
 // lab's 1,390, which the sidecar said were 0).
 func TestIncidentKeepsHowTheRunFared(t *testing.T) {
 	r, dir, _ := newTestRecorder(t, nil)
+	frames := realFrames(t)
 	for i := range 12 {
 		tk := &bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second), Full: true, Capture: &bundle.CaptureState{Unrecorded: 10}}
 		if i >= 6 {
@@ -625,6 +626,10 @@ func TestIncidentKeepsHowTheRunFared(t *testing.T) {
 		}
 		if i == 4 {
 			tk.LateS = 0.3 // late, nothing skipped
+		}
+		frame := frames[i%len(frames)] // a capture runs: the incident's ticks say what it lacks from its first on
+		if err := r.WritePacket(gopacket.CaptureInfo{Timestamp: tk.Time.Add(-time.Millisecond), CaptureLength: len(frame), Length: len(frame)}, frame); err != nil {
+			t.Fatal(err)
 		}
 		if err := r.WriteTick(tk); err != nil {
 			t.Fatal(err)
