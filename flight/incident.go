@@ -46,7 +46,18 @@ type Sidecar struct {
 	// PacketsDropped were in the window but not written: the incident
 	// alone reached --max-disk.
 	PacketsDropped uint64 `json:"packets_dropped"`
-	Bytes          int64  `json:"bytes"`
+	// PacketsUnrecorded are the frames the capture saw within the
+	// recording's ticks that it lacks, what a replay of it counts as
+	// capture-incomplete: those dropped for --max-disk, those the memory
+	// let go before the recorder wrote them (the disk fell behind a busy
+	// link) and those the run's recording queue dropped.
+	PacketsUnrecorded uint64 `json:"packets_unrecorded"`
+	// TicksLate and TicksSkipped say how the live run kept time in the
+	// window: the ticks that started late (a sample overran) and the
+	// whole intervals lost.
+	TicksLate    uint64 `json:"ticks_late"`
+	TicksSkipped uint64 `json:"ticks_skipped"`
+	Bytes        int64  `json:"bytes"`
 }
 
 // Brief is a finding as the sidecar lists it.
@@ -57,20 +68,43 @@ type Brief struct {
 	Objects  map[string]string `json:"objects,omitempty"`
 }
 
-// incident is a recording being written.
+// incident is a recording being written, by the incident writer alone.
 type incident struct {
-	side    Sidecar
-	path    string // the final name; the file is path+partialExt until done
+	side    Sidecar // its counts; the recorder's job has its triggers and end
+	path    string  // the final name; the file is path+partialExt until done
 	f       *os.File
 	w       *bundle.PcapngWriter
 	maxSize int64 // bytes the recording may reach (--max-disk); 0: no bound
 	// unflushed: bytes of packets handed to w since its last flush
 	unflushed int64
+
+	// What the file lacks of the frames the capture saw (see tick):
+	// ticked says a tick was written, handed is the ring's frame count at
+	// it, written the frames written since; missing is the running count
+	// of frames missed, marked says the ticks carry it, said that one did
+	// (firstUnrec is then its count: the baseline).
+	ticked, marked, said  bool
+	handed, written       uint64
+	missing               uint64
+	firstUnrec, lastUnrec uint64 // the ticks' Capture.Unrecorded, first and last written
 }
 
-// openIncident creates the partial recording of an incident triggered by
-// t, with findings fs.
-func openIncident(o *Options, t Trigger, fs []Brief) (*incident, error) {
+// newSidecar is the sidecar of an incident triggered by t, with findings
+// fs (most severe first, as check lists them).
+func newSidecar(o *Options, t Trigger, fs []Brief) Sidecar {
+	side := Sidecar{Trigger: t, Triggers: []Trigger{t}, Start: t.began().Add(-o.Before), End: t.Time.Add(o.After),
+		Findings: slices.Clone(fs), Host: o.Header.Host, Tool: o.Header.Tool}
+	if side.Findings == nil {
+		side.Findings = []Brief{}
+	}
+	slices.SortStableFunc(side.Findings, func(a, b Brief) int { return b.Severity.Rank() - a.Severity.Rank() })
+	return side
+}
+
+// openIncident creates the partial recording of the incident side
+// describes.
+func openIncident(o *Options, side Sidecar) (*incident, error) {
+	t := side.Trigger
 	base := namePrefix + t.Time.UTC().Format("20060102T150405Z") + "-" + t.Kind
 	var f *os.File
 	var path string
@@ -104,14 +138,8 @@ func openIncident(o *Options, t Trigger, fs []Brief) (*incident, error) {
 		os.Remove(path + partialExt)
 		return nil, err
 	}
-	in := &incident{path: path, f: f, w: w, side: Sidecar{File: filepath.Base(path), Trigger: t, Triggers: []Trigger{t},
-		Start: t.began().Add(-o.Before), End: t.Time.Add(o.After), Findings: slices.Clone(fs), Host: h.Host, Tool: h.Tool}}
-	if in.side.Findings == nil {
-		in.side.Findings = []Brief{}
-	}
-	// Most severe first, as check lists them.
-	slices.SortStableFunc(in.side.Findings, func(a, b Brief) int { return b.Severity.Rank() - a.Severity.Rank() })
-	return in, nil
+	side.File = filepath.Base(path)
+	return &incident{path: path, f: f, w: w, side: side}, nil
 }
 
 // packet writes a frame unless the recording would pass maxSize: its
@@ -128,6 +156,7 @@ func (in *incident) packet(ci gopacket.CaptureInfo, data []byte) error {
 	}
 	in.unflushed += n
 	in.side.Packets++
+	in.written++
 	return nil
 }
 
@@ -137,8 +166,39 @@ const epbBytes = 32 + 3
 
 // tick writes t and flushes it, with the packets before it, to the file.
 // A tick is always written, the bound notwithstanding: without it the
-// packets before it replay in no interval.
-func (in *incident) tick(t *bundle.Tick) error {
+// packets before it replay in no interval. handed is the count of frames
+// the ring had been handed before t.
+//
+// The frames handed since the tick before that the file lacks (the ring
+// let them go before the writer reached them, or --max-disk cut them)
+// are added to t's running Capture.Unrecorded, so that a replay of the
+// incident reads the hole as the capture's (capture-incomplete), never
+// as the network's loss. A tick without a CaptureState gets one when a
+// capture runs: frames were handed to the recorder before the incident
+// was decided (marked is set then) or before the tick. Every tick from
+// the first on then says, since the first tick that says is a replay's
+// baseline, and a baseline that already counts a loss would hide it. (A
+// live run with a capture gives every tick its CaptureState anyway.)
+func (in *incident) tick(t *bundle.Tick, handed uint64) error {
+	if in.ticked && handed-in.handed > in.written {
+		in.missing += handed - in.handed - in.written
+	}
+	in.ticked, in.handed, in.written = true, handed, 0
+	if t.Capture == nil && (handed > 0 || in.marked) {
+		t.Capture = &bundle.CaptureState{}
+	}
+	if c := t.Capture; c != nil {
+		c.Unrecorded += in.missing
+		if !in.said {
+			in.firstUnrec = c.Unrecorded
+		}
+		in.marked, in.said, in.lastUnrec = true, true, c.Unrecorded
+		in.side.PacketsUnrecorded = in.lastUnrec - min(in.firstUnrec, in.lastUnrec)
+	}
+	if t.LateS > 0 {
+		in.side.TicksLate++
+	}
+	in.side.TicksSkipped += uint64(max(t.Skipped, 0))
 	if err := in.w.WriteTick(t); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ var (
 	descSuppressed = prometheus.NewDesc("rdmatop_flight_suppressed_triggers_total", "Triggers that came within the cooldown after an incident and started none.", []string{"trigger"}, nil)
 	descMerged     = prometheus.NewDesc("rdmatop_flight_merged_triggers_total", "Triggers that came while an incident was written and extended it.", nil, nil)
 	descDropped    = prometheus.NewDesc("rdmatop_flight_packets_dropped_total", "Packets of an incident's window not written: the incident alone reached --max-disk.", nil, nil)
+	descUnrecorded = prometheus.NewDesc("rdmatop_flight_packets_unrecorded_total", "Captured frames within the incidents written that they lack (memory let go of them before the disk took them, --max-disk, the recording queue): each incident's check reads them as capture-incomplete.", nil, nil)
 	descEvicted    = prometheus.NewDesc("rdmatop_flight_packets_evicted_total", "Packets let go from memory for --keep-packets before --keep: the packets reach back less far than the ticks.", nil, nil)
 	descRemoved    = prometheus.NewDesc("rdmatop_flight_incidents_removed_total", "Incidents removed, oldest first, to keep the directory within --max-disk.", nil, nil)
 	descFailures   = prometheus.NewDesc("rdmatop_flight_failures_total", "Incidents that could not be written or were cut short by the directory's errors (a full disk, permissions).", nil, nil)
@@ -21,7 +22,7 @@ var (
 )
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descIncidents, descSuppressed, descMerged, descDropped, descEvicted, descRemoved, descFailures, descMem, descDisk} {
+	for _, d := range []*prometheus.Desc{descIncidents, descSuppressed, descMerged, descDropped, descUnrecorded, descEvicted, descRemoved, descFailures, descMem, descDisk} {
 		ch <- d
 	}
 }
@@ -34,6 +35,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(descMerged, prometheus.CounterValue, float64(s.Merged))
 	ch <- prometheus.MustNewConstMetric(descDropped, prometheus.CounterValue, float64(s.PacketsDropped))
+	ch <- prometheus.MustNewConstMetric(descUnrecorded, prometheus.CounterValue, float64(s.Unrecorded))
 	ch <- prometheus.MustNewConstMetric(descEvicted, prometheus.CounterValue, float64(s.Evicted))
 	ch <- prometheus.MustNewConstMetric(descRemoved, prometheus.CounterValue, float64(s.Removed))
 	ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(s.Failures))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,10 +16,16 @@ import (
 // Recorder is the flight recorder. A live run writes to it as to a
 // recording (monitor.Recorder: WritePacket and WriteTick, from the run's
 // recording goroutine), its front end shows it each Frame (Observe), and
-// the operator may Trigger it. Files are written on the recording
-// goroutine, never on the front end's. Safe for concurrent use.
+// the operator may Trigger it. Safe for concurrent use.
+//
+// Nothing waits on a file: WritePacket and WriteTick keep what they are
+// handed in memory and decide on incidents, and the incident writer, a
+// goroutine of the recorder's own (writer.go), does every file operation
+// without the lock. Observe, Trigger and Stats take the lock only for
+// what they read or change in memory.
 type Recorder struct {
-	opt Options
+	opt  Options
+	defl deflater // ticks are deflated before the lock is taken
 
 	mu       sync.Mutex
 	ring     *ring
@@ -29,11 +34,27 @@ type Recorder struct {
 	primed   bool            // a judged Frame was seen: active is a baseline
 	findings []Brief         // and those findings
 	pending  []pending       // triggers not yet acted on
-	cur      *incident
-	last     time.Time // when the last incident's first trigger came
-	now      time.Time // the newest tick's time: the run's clock
-	stats    Stats
-	closed   bool
+	jobs     []*job          // incidents decided and not yet written, oldest first
+	cur      *job            // the one whose window is open: triggers extend it
+	wrote    uint64          // the ring's seq the writer has written up to in jobs[0]
+	// unwoken: bytes of packets kept since the writer was last woken. It
+	// is woken at every tick and every wakeBytes of packets, not at every
+	// packet: at 100,000 frames a second a wake per frame would cost the
+	// writer a goroutine switch and a lock per frame; a MiB (a batch) is a
+	// few hundred wakes a second and a lag of 1/64 of the ring.
+	unwoken, wakeBytes int64
+	last               time.Time // when the last incident's first trigger came
+	now                time.Time // the newest tick's time: the run's clock
+	stats              Stats
+	closed             bool
+
+	// The incident writer: woken by wake, stopped by quit (Close), done
+	// when it has stopped. disk is its own.
+	wake, quit, done chan struct{}
+	disk             diskAccount
+	// beforeTake, when set (tests), is called by the writer before it
+	// takes each batch from the ring, without the lock.
+	beforeTake func()
 }
 
 // pending is a trigger with the findings that held at its Frame: the
@@ -54,15 +75,23 @@ type Stats struct {
 	// PacketsDropped: packets of an incident's window not written because
 	// the incident alone reached MaxDisk. Evicted: packets let go from
 	// memory for KeepPackets before Keep (the packets reach back less
-	// far than Keep). Removed: incidents removed for MaxDisk.
+	// far than Keep), or not kept because the incident writer had not
+	// yet taken those they would replace. Removed: incidents removed for
+	// MaxDisk.
 	PacketsDropped, Evicted, Removed uint64
+	// Unrecorded: frames the capture saw within the incidents written
+	// that they lack (their sidecars' packets_unrecorded).
+	Unrecorded uint64
 	// Failures: incidents that could not be written (the directory's
 	// errors: a full disk, permissions).
 	Failures uint64
 	// MemBytes is what the memory holds (packets and deflated ticks);
-	// DiskBytes what the directory's incidents take.
+	// DiskBytes what the directory's incidents take (the recorder's
+	// account: listed at the start and at each incident, kept between).
 	MemBytes, DiskBytes int64
-	// Writing: an incident is being written now.
+	// Writing: an incident is being written now. Incidents counts those
+	// finished: the writer finishes one shortly after the tick that
+	// closes its window.
 	Writing bool
 }
 
@@ -86,17 +115,16 @@ func New(opt Options) (*Recorder, error) {
 	probe.Close()
 	os.Remove(probe.Name())
 	r := &Recorder{opt: opt, ring: newRing(opt.Keep, opt.KeepPackets), active: map[string]bool{}, quiet: silence{after: opt.Silence},
-		stats: Stats{Incidents: map[string]uint64{}, Suppressed: map[string]uint64{}}}
-	if old, err := listStored(opt.Dir, ""); err == nil {
-		for _, s := range old {
-			for _, f := range s.files {
-				if strings.HasSuffix(f, partialExt) {
-					r.log(fmt.Sprintf("%s is an incident cut short (rdmatop stopped while writing it): it replays up to its last tick", f))
-				}
-			}
-			r.stats.DiskBytes += s.bytes
+		stats: Stats{Incidents: map[string]uint64{}, Suppressed: map[string]uint64{}},
+		wake:  make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{}), disk: diskAccount{dir: opt.Dir},
+		wakeBytes: max(min(batchBytes, opt.KeepPackets/8), 1)}
+	if err := r.disk.refresh(""); err == nil {
+		for _, f := range r.disk.partials() {
+			r.log(fmt.Sprintf("%s is an incident cut short (rdmatop stopped while writing it): it replays up to its last tick", f))
 		}
+		r.stats.DiskBytes = r.disk.bytes
 	}
+	go r.run()
 	return r, nil
 }
 
@@ -106,50 +134,56 @@ func (r *Recorder) log(s string) {
 	}
 }
 
-// WritePacket keeps a captured frame, and writes it to the incident being
-// written, if any.
+// WritePacket keeps a captured frame; the incident writer takes it from
+// there when an incident is being written.
 func (r *Recorder) WritePacket(ci gopacket.CaptureInfo, data []byte) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
 		return nil
 	}
 	r.ring.addPacket(ci, data)
-	if r.cur != nil {
-		if err := r.cur.packet(ci, data); err != nil {
-			r.fail(err)
+	wake := false
+	if len(r.jobs) > 0 {
+		r.unwoken += int64(len(data))
+		if wake = r.unwoken >= r.wakeBytes; wake {
+			r.unwoken = 0
 		}
+	}
+	r.mu.Unlock()
+	if wake {
+		r.wakeWriter()
 	}
 	return nil
 }
 
-// WriteTick keeps a host tick, acts on the triggers that came, writes the
-// tick to the incident being written and ends the incident when the tick
-// reaches its window's end.
+// WriteTick keeps a host tick, acts on the triggers that came and closes
+// the window of the incident being written when the tick reaches its
+// end; the incident writer writes it.
 func (r *Recorder) WriteTick(t *bundle.Tick) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return nil
-	}
-	if err := r.ring.addTick(t); err != nil {
+	z, err := r.defl.deflate(t)
+	if err != nil {
 		return err
 	}
-	r.now = t.Time
-	if r.cur != nil {
-		if err := r.cur.tick(t); err != nil {
-			r.fail(err)
-		}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
 	}
+	r.ring.addTick(t.Time.UnixNano(), t.Full, z)
+	r.now = t.Time
 	r.act()
-	if r.cur != nil {
-		r.bound()
-		if !t.Time.Before(r.cur.side.End) {
-			r.finish("")
-		}
+	if j := r.cur; j != nil && !t.Time.Before(j.side.End) {
+		j.until, r.cur = r.ring.seq, nil // this tick is its last
 	}
 	r.stats.MemBytes = r.ring.bytes()
 	r.stats.Evicted = r.ring.evicted
+	writing := len(r.jobs) > 0
+	r.unwoken = 0
+	r.mu.Unlock()
+	if writing {
+		r.wakeWriter()
+	}
 	return nil
 }
 
@@ -204,37 +238,33 @@ func (r *Recorder) queue(p pending) {
 }
 
 // act starts an incident for the first pending trigger past the cooldown,
-// or adds triggers to the incident being written; mu is held.
+// or adds triggers to the incident being written; mu is held. It decides
+// only: the incident writer opens and writes the file.
 func (r *Recorder) act() {
 	for _, p := range r.pending {
 		t := p.Trigger
 		if t.Time.IsZero() {
 			t.Time = r.now
 		}
-		if in := r.cur; in != nil {
-			in.side.Triggers = append(in.side.Triggers, t)
-			if end := t.Time.Add(r.opt.After); end.After(in.side.End) {
-				in.side.End = minTime(end, in.side.Start.Add(maxIncidentSpan))
+		if j := r.cur; j != nil {
+			j.side.Triggers = append(j.side.Triggers, t)
+			if end := t.Time.Add(r.opt.After); end.After(j.side.End) {
+				j.side.End = minTime(end, j.side.Start.Add(maxIncidentSpan))
 			}
 			r.stats.Merged++
 			continue
 		}
-		if !r.last.IsZero() && t.Time.Sub(r.last) < r.opt.Cooldown {
+		if !r.last.IsZero() && t.Time.Sub(r.last) < r.opt.Cooldown || len(r.jobs) >= maxJobs {
 			r.stats.Suppressed[t.Kind]++
 			continue
 		}
-		in, err := openIncident(&r.opt, t, p.findings)
-		if err != nil {
-			r.stats.Failures++
-			r.log(fmt.Sprintf("cannot write the %s incident: %v", t.Kind, err))
-			r.last = t.Time // no retry at every tick of a full disk
-			continue
+		side := newSidecar(&r.opt, t, p.findings)
+		j := &job{side: side, from: r.ring.start(side.Start.UnixNano()), capture: r.ring.handed > 0}
+		r.jobs = append(r.jobs, j)
+		if len(r.jobs) == 1 {
+			r.ring.pinned, r.ring.pin = true, j.from // its past stays until the writer takes it
 		}
-		r.cur, r.last = in, t.Time
-		r.bound()
-		if err := r.ring.replay(in.side.Start.UnixNano(), in); err != nil {
-			r.fail(err)
-		}
+		r.cur, r.last = j, t.Time
 	}
 	r.pending = r.pending[:0]
 }
@@ -246,93 +276,25 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// bound keeps the directory within MaxDisk: the oldest other incidents
-// go first; when the one being written alone reaches it, its further
-// packets are dropped (counted). mu is held.
-func (r *Recorder) bound() {
-	in := r.cur
-	r.makeRoom(in.path, in.w.Size()+sidecarRoom)
-	if r.opt.MaxDisk > 0 {
-		in.maxSize = max(r.opt.MaxDisk-(r.stats.DiskBytes-in.w.Size()-sidecarRoom), 1) - sidecarRoom
-	}
-}
-
-// sidecarRoom is room kept for an incident's sidecar (its findings and
-// triggers: a few KiB).
-const sidecarRoom = 16 << 10
-
-// makeRoom removes the oldest incidents other than keep (a recording's
-// path) until they and size bytes fit MaxDisk, and sets DiskBytes to
-// what they and size take. mu is held.
-func (r *Recorder) makeRoom(keep string, size int64) {
-	others, err := listStored(r.opt.Dir, keep)
-	if err != nil {
-		return
-	}
-	var total int64
-	for _, s := range others {
-		total += s.bytes
-	}
-	for r.opt.MaxDisk > 0 && total+size > r.opt.MaxDisk && len(others) > 0 {
-		for _, f := range others[0].files {
-			os.Remove(f)
-		}
-		total -= others[0].bytes
-		others = others[1:]
-		r.stats.Removed++
-	}
-	r.stats.DiskBytes = total + size
-}
-
-// fail abandons the incident being written after a write error: its
-// partial file stays (it replays up to its last good tick). mu is held.
-func (r *Recorder) fail(err error) {
-	if r.cur == nil {
-		return
-	}
-	r.stats.Failures++
-	r.log(fmt.Sprintf("incident %s cut short: %v", r.cur.path+partialExt, err))
-	r.cur.f.Close()
-	r.cur = nil
-}
-
-// finish ends the incident being written; mu is held.
-func (r *Recorder) finish(early string) {
-	in := r.cur
-	r.cur = nil
-	if err := in.finish(early); err != nil {
-		r.stats.Failures++
-		r.log(fmt.Sprintf("incident %s: %v", in.path, err))
-		return
-	}
-	r.stats.Incidents[in.side.Trigger.Kind]++
-	s := in.side
-	r.log(fmt.Sprintf("incident %s: %s at %s (%s), %s to %s, %d ticks, %d packets, %d bytes%s",
-		in.path, s.Trigger.Kind, s.Trigger.Time.UTC().Format(time.RFC3339), s.Trigger.Detail,
-		s.Start.UTC().Format("15:04:05"), s.End.UTC().Format("15:04:05"), s.Ticks, s.Packets, s.Bytes, earlyNote(early)))
-	r.stats.PacketsDropped += s.PacketsDropped
-	r.makeRoom(in.path, s.Bytes+sidecarRoom) // its final size now known
-}
-
-func earlyNote(early string) string {
-	if early == "" {
-		return ""
-	}
-	return "; ended early: " + early
-}
-
-// Close ends the incident being written, if any, with what it has.
+// Close ends the incident being written, if any, with what the memory
+// holds up to now, and stops the incident writer once it has written it
+// (at most --keep-packets of packets, when the incident was triggered
+// just before).
 func (r *Recorder) Close() error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.closed {
+		r.mu.Unlock()
+		<-r.done
 		return nil
 	}
 	r.closed = true
-	if r.cur != nil {
-		r.finish("rdmatop stopped")
+	if j := r.cur; j != nil {
+		j.until, j.early, r.cur = r.ring.seq, "rdmatop stopped", nil
 	}
-	r.ring.mem.release() // nothing reads the packets once closed
+	r.mu.Unlock()
+	close(r.quit)
+	<-r.done
+	r.ring.mem.release() // nothing reads the packets once the writer stopped
 	return nil
 }
 
@@ -341,7 +303,7 @@ func (r *Recorder) Stats() Stats {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s := r.stats
-	s.Writing = r.cur != nil
+	s.Writing = len(r.jobs) > 0
 	s.Incidents, s.Suppressed = map[string]uint64{}, map[string]uint64{}
 	for k, v := range r.stats.Incidents {
 		s.Incidents[k] = v

@@ -77,6 +77,7 @@ func (fd *feed) second(t testing.TB, i int, frame func(*monitor.Frame)) {
 	if err := fd.r.WriteTick(tk); err != nil {
 		t.Fatal(err)
 	}
+	settle(t, fd.r)
 	f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Findings: []rules.Finding{},
 		Rules: []rules.RuleState{{Rule: "port-down", State: "ok"}}} // judged
 	if frame != nil {
@@ -102,6 +103,7 @@ func newTestRecorder(t testing.TB, mod func(*Options)) (*Recorder, string, *[]st
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { r.Close() }) // its writer goroutine stops; a second Close is harmless
 	return r, dir, &logs
 }
 
@@ -427,6 +429,7 @@ func TestIncidentStartsAtAFullTick(t *testing.T) {
 		if err := r.WriteTick(&bundle.Tick{Time: at, Full: i%5 == 0}); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, r)
 		f := &monitor.Frame{Time: at, Snapshot: &probes.Snapshot{Time: at}, Rules: []rules.RuleState{{Rule: "x"}}}
 		if i == 12 {
 			linkFlap(f)
@@ -490,11 +493,13 @@ func TestSidecarFindingsAreTheTriggersFrame(t *testing.T) {
 func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 	r, dir, _ := newTestRecorder(t, func(o *Options) { o.Silence, o.Cooldown = 5*time.Second, 0 })
 	rate := func(v float64) *float64 { return &v }
+	pid := 4242 // the job's
 	for i := range 40 {
 		at := t0.Add(time.Duration(i) * time.Second)
 		if err := r.WriteTick(&bundle.Tick{Time: at, Full: true}); err != nil {
 			t.Fatal(err)
 		}
+		settle(t, r)
 		busy := i < 5 || (i >= 20 && i < 22)
 		var bps float64
 		if busy {
@@ -502,11 +507,12 @@ func TestTrafficStoppedWhileQPsInRTS(t *testing.T) {
 		}
 		snap := &probes.Snapshot{Time: at,
 			Ports: []probes.Port{
-				{Device: "mlx5_0", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
-				{Device: "mlx5_1", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps)}},
+				{Device: "mlx5_0", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps), Source: trafficRDMA}},
+				{Device: "mlx5_1", Port: 1, Traffic: probes.Traffic{RxBytesPerSec: rate(bps), TxBytesPerSec: rate(bps), Source: trafficRDMA}},
 				{Device: "mlx5_2", Port: 1}, // no rate: no evidence
 			},
-			QPs: []probes.QP{{Device: "mlx5_0", Port: 1, State: "RTS"}, {Device: "mlx5_1", Port: 1, State: "RTS"}, {Device: "mlx5_2", Port: 1, State: "RTS"}}}
+			QPs: []probes.QP{{Device: "mlx5_0", Port: 1, LQPN: 0x40, State: "RTS", PID: &pid}, {Device: "mlx5_1", Port: 1, LQPN: 0x41, State: "RTS", PID: &pid},
+				{Device: "mlx5_2", Port: 1, LQPN: 0x42, State: "RTS", PID: &pid}}}
 		if i >= 30 {
 			snap.QPs = snap.QPs[1:] // mlx5_0's QP is gone
 		}
@@ -599,5 +605,84 @@ func TestPendingTriggersBounded(t *testing.T) {
 	st := r.Stats()
 	if st.Suppressed[TriggerManual] != 44 || st.Merged != maxPending-1 || st.Incidents[TriggerManual] != 1 {
 		t.Errorf("stats %+v", st)
+	}
+}
+
+// How the live run kept time and what its recording queue dropped stay
+// in the incident: its ticks keep their Skipped, LateS and running
+// Capture.Unrecorded, and the sidecar counts the late ticks, the
+// intervals skipped and the frames the queue dropped in the window (the
+// lab's 1,390, which the sidecar said were 0).
+func TestIncidentKeepsHowTheRunFared(t *testing.T) {
+	r, dir, _ := newTestRecorder(t, nil)
+	frames := realFrames(t)
+	for i := range 12 {
+		tk := &bundle.Tick{Time: t0.Add(time.Duration(i) * time.Second), Full: true, Capture: &bundle.CaptureState{Unrecorded: 10}}
+		if i >= 6 {
+			tk.Capture.Unrecorded = 10 + 1390 // the queue fell behind the disk
+		}
+		if i == 6 || i == 7 {
+			tk.Skipped, tk.LateS = 2, 2.4 // a sample overran
+		}
+		if i == 4 {
+			tk.LateS = 0.3 // late, nothing skipped
+		}
+		frame := frames[i%len(frames)] // a capture runs: the incident's ticks say what it lacks from its first on
+		if err := r.WritePacket(gopacket.CaptureInfo{Timestamp: tk.Time.Add(-time.Millisecond), CaptureLength: len(frame), Length: len(frame)}, frame); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteTick(tk); err != nil {
+			t.Fatal(err)
+		}
+		settle(t, r)
+		f := &monitor.Frame{Time: tk.Time, Snapshot: &probes.Snapshot{Time: tk.Time}, Rules: []rules.RuleState{{Rule: "x"}}}
+		if i == 5 {
+			linkFlap(f)
+		}
+		r.Observe(f)
+	}
+	r.Close()
+	rec := filepath.Join(dir, namePrefix+"20261204T021305Z-link-flap"+recordingExt)
+	f, err := os.Open(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	br, err := bundle.Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipped := map[int]int{} // by second
+	for {
+		rec, err := br.ReadRecord()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk := rec.Tick; tk != nil {
+			skipped[int(tk.Time.Sub(t0)/time.Second)] = tk.Skipped
+			if want := map[bool]uint64{false: 10, true: 1400}[tk.Time.Sub(t0) >= 6*time.Second]; tk.Capture == nil || tk.Capture.Unrecorded != want {
+				t.Errorf("tick %s: capture %+v, want unrecorded %d", tk.Time, tk.Capture, want)
+			}
+			if (tk.LateS > 0) != (tk.Skipped > 0 || tk.Time.Equal(t0.Add(4*time.Second))) {
+				t.Errorf("tick %s: late %gs", tk.Time, tk.LateS)
+			}
+		}
+	}
+	if len(skipped) != 6 || skipped[6] != 2 || skipped[7] != 2 || skipped[5] != 0 {
+		t.Errorf("the incident's ticks (2 s to 7 s) by second: skipped %v", skipped)
+	}
+	b, err := os.ReadFile(strings.TrimSuffix(rec, recordingExt) + sidecarExt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side Sidecar
+	if err := json.Unmarshal(b, &side); err != nil {
+		t.Fatal(err)
+	}
+	if side.TicksLate != 3 || side.TicksSkipped != 4 || side.PacketsUnrecorded != 1390 {
+		t.Errorf("sidecar: %d late ticks, %d skipped, %d frames unrecorded: want 3, 4 and 1390", side.TicksLate, side.TicksSkipped, side.PacketsUnrecorded)
 	}
 }

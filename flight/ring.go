@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -30,8 +31,20 @@ type ring struct {
 	mem     *arena // the packets' bytes; nil when none are kept
 
 	evicted uint64 // packets let go for maxBytes before keep
-	zw      *flate.Writer
-	zbuf    bytes.Buffer
+	// handed counts the frames handed to the ring, kept or not: each
+	// packet and tick carries the count at its arrival, so a reader of
+	// the ring knows how many frames it missed between two ticks.
+	handed uint64
+	// pinned: the packets after seq pin belong to the incident being
+	// written and the writer has not taken them yet; a new packet that
+	// would need them to go is not kept instead. When the disk is slower
+	// than the link, an incident then keeps its past (the minutes before
+	// the trigger, the reason to have a flight recorder) whole and loses
+	// the newest frames (counted), as it did when the past was written
+	// before anything else; the oldest would otherwise go first, and the
+	// eviction would eat the window from its start.
+	pinned bool
+	pin    uint64
 }
 
 type packet struct {
@@ -43,15 +56,15 @@ type packet struct {
 }
 
 type tick struct {
-	seq  uint64
-	ts   int64
-	full bool   // bundle.Tick.Full: a replay can start here
-	json []byte // deflated
+	seq    uint64
+	ts     int64
+	full   bool   // bundle.Tick.Full: a replay can start here
+	handed uint64 // frames handed before it
+	json   []byte // deflated; never changed once kept (the incident writer reads it without the lock)
 }
 
 func newRing(keep time.Duration, maxBytes int64) *ring {
-	zw, _ := flate.NewWriter(nil, flate.BestSpeed) // level is valid
-	r := &ring{keep: keep, maxBytes: maxBytes, zw: zw}
+	r := &ring{keep: keep, maxBytes: maxBytes}
 	if maxBytes > 0 {
 		r.mem = newArena(int(maxBytes))
 	}
@@ -64,12 +77,19 @@ func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
 	if r.mem == nil {
 		return
 	}
+	r.handed++
 	ts := ci.Timestamp.UnixNano()
-	off, ok := r.room(len(data))
-	if !ok {
-		r.evicted++ // larger than all the memory: not kept
+	off, k, ok := r.room(len(data))
+	if !ok || r.pinned && k > 0 && r.pkts.at(k-1).seq > r.pin {
+		// Larger than all the memory, or its room would let go of
+		// packets the incident writer has not taken yet: not kept.
+		r.evicted++
 		r.age(ts)
 		return
+	}
+	for range k {
+		r.dropPacket()
+		r.evicted++
 	}
 	d := r.mem.buf[off : off+len(data) : off+len(data)]
 	r.mem.w = off + len(data)
@@ -80,35 +100,33 @@ func (r *ring) addPacket(ci gopacket.CaptureInfo, data []byte) {
 	r.age(ts)
 }
 
-// room finds n contiguous bytes for a packet, letting the oldest packets
-// go until they are free. The arena is a circular log: packets lie in
-// arrival order from the oldest to the write position, so what lies
-// ahead of the write position is always the oldest. A packet that does
-// not fit before the arena's end goes to its start; the packets in the
-// remnant are let go first (they are the oldest), the remnant stays
-// unused this round.
-func (r *ring) room(n int) (int, bool) {
+// room finds n contiguous bytes for a packet at off, and how many of
+// the oldest packets (k) must go for them to be free. The arena is a
+// circular log: packets lie in arrival order from the oldest to the
+// write position, so what lies ahead of the write position is always
+// the oldest. A packet that does not fit before the arena's end goes to
+// its start; the packets in the remnant go first (they are the oldest),
+// the remnant stays unused this round.
+func (r *ring) room(n int) (off, k int, ok bool) {
 	a := r.mem
 	if n > len(a.buf) {
-		return 0, false
+		return 0, 0, false
 	}
 	w := a.w
 	if w+n > len(a.buf) {
-		for r.pkts.len() > 0 && r.pkts.front().off >= w {
-			r.dropPacket()
-			r.evicted++
+		for k < r.pkts.len() && r.pkts.at(k).off >= w {
+			k++
 		}
 		w = 0
 	}
-	for r.pkts.len() > 0 {
-		p := r.pkts.front()
+	for k < r.pkts.len() {
+		p := r.pkts.at(k)
 		if p.off >= w+n || p.off+len(p.data) <= w {
-			break // the oldest lies clear of [w, w+n): so does every other
+			break // the oldest left lies clear of [w, w+n): so does every other
 		}
-		r.dropPacket()
-		r.evicted++
+		k++
 	}
-	return w, true
+	return w, k, true
 }
 
 func (r *ring) dropPacket() {
@@ -116,22 +134,12 @@ func (r *ring) dropPacket() {
 	r.pktSize -= int64(len(p.data))
 }
 
-// addTick keeps t's JSON, deflated, and lets old ones go.
-func (r *ring) addTick(t *bundle.Tick) error {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("flight recorder: tick: %w", err)
-	}
-	r.zbuf.Reset()
-	r.zw.Reset(&r.zbuf)
-	r.zw.Write(b) // to a bytes.Buffer: cannot fail
-	r.zw.Close()
+// addTick keeps a tick, deflated (deflate), and lets old ones go.
+func (r *ring) addTick(ts int64, full bool, z []byte) {
 	r.seq++
-	ts := t.Time.UnixNano()
-	r.ticks.push(tick{seq: r.seq, ts: ts, full: t.Full, json: bytes.Clone(r.zbuf.Bytes())})
-	r.tickSz += int64(r.zbuf.Len())
+	r.ticks.push(tick{seq: r.seq, ts: ts, full: full, handed: r.handed, json: z})
+	r.tickSz += int64(len(z))
 	r.age(ts)
-	return nil
 }
 
 // age lets go of what is older than keep before now (Unix ns).
@@ -148,54 +156,31 @@ func (r *ring) age(now int64) {
 // bytes is what the ring holds: packets and deflated ticks.
 func (r *ring) bytes() int64 { return r.pktSize + r.tickSz }
 
-// replay hands what the ring holds from start (Unix ns) on, in the order
-// it came, to w: the ticks from the last full one at or before start
-// (between full ticks the probes keep what does not change, and a
-// replay needs it: bundle.Tick.Full), or from start when none is kept,
-// each with the packets analysed before it since the tick before (a
-// replay's Frame for that tick holds them), then what came after the
-// last tick.
-func (r *ring) replay(start int64, w recordWriter) error {
-	i, j := 0, 0
-	for j < r.ticks.len() && r.ticks.at(j).ts < start {
-		j++
+// deflater turns ticks into what the ring keeps: their JSON, deflated.
+// It works outside the recorder's lock (a tick of a host with 10,000 QPs
+// takes tens of milliseconds), one tick at a time.
+type deflater struct {
+	mu  sync.Mutex
+	zw  *flate.Writer
+	buf bytes.Buffer
+}
+
+func (d *deflater) deflate(t *bundle.Tick) ([]byte, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return nil, fmt.Errorf("flight recorder: tick: %w", err)
 	}
-	for k := min(j, r.ticks.len()-1); k >= 0; k-- {
-		if r.ticks.at(k).full {
-			j = k
-			break
-		}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.buf.Reset()
+	if d.zw == nil {
+		d.zw, _ = flate.NewWriter(&d.buf, flate.BestSpeed) // level is valid
+	} else {
+		d.zw.Reset(&d.buf)
 	}
-	switch {
-	case j > 0:
-		after := r.ticks.at(j - 1).seq
-		for i < r.pkts.len() && r.pkts.at(i).seq < after {
-			i++
-		}
-	case r.ticks.len() == 0:
-		for i < r.pkts.len() && r.pkts.at(i).ts < start {
-			i++ // no tick to cut at: by time
-		}
-	}
-	for i < r.pkts.len() || j < r.ticks.len() {
-		if j == r.ticks.len() || (i < r.pkts.len() && r.pkts.at(i).seq < r.ticks.at(j).seq) {
-			p := r.pkts.at(i)
-			if err := w.packet(gopacket.CaptureInfo{Timestamp: time.Unix(0, p.ts), CaptureLength: len(p.data), Length: p.orig}, p.data); err != nil {
-				return err
-			}
-			i++
-			continue
-		}
-		t, err := inflateTick(r.ticks.at(j).json)
-		if err != nil {
-			return err
-		}
-		if err := w.tick(t); err != nil {
-			return err
-		}
-		j++
-	}
-	return nil
+	d.zw.Write(b) // to a bytes.Buffer: cannot fail
+	d.zw.Close()
+	return bytes.Clone(d.buf.Bytes()), nil
 }
 
 func inflateTick(z []byte) (*bundle.Tick, error) {
@@ -208,12 +193,6 @@ func inflateTick(z []byte) (*bundle.Tick, error) {
 		return nil, fmt.Errorf("flight recorder: kept tick: %w", err)
 	}
 	return t, nil
-}
-
-// recordWriter is where an incident goes (incident).
-type recordWriter interface {
-	packet(ci gopacket.CaptureInfo, data []byte) error
-	tick(t *bundle.Tick) error
 }
 
 // deque is a queue in a slice used as a ring: O(1) push and pop, no

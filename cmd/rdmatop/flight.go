@@ -39,7 +39,7 @@ func (f *flightFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.maxDisk, "max-disk", flight.DefaultMaxDisk, "flight recorder: bytes of incidents kept in DIR, oldest removed first (0: no bound)")
 	fl.DurationVar(&f.cooldwn, "cooldown", flight.DefaultCooldown, "flight recorder: at most one incident per this long")
 	fl.StringVar(&f.severity, "trigger-severity", "critical", "flight recorder: a finding at or above this severity (info, warning, critical) is a trigger")
-	fl.DurationVar(&f.silence, "trigger-silence", flight.DefaultSilence, "flight recorder: a port without RDMA traffic this long while its QPs stay in RTS is a trigger (0: off)")
+	fl.DurationVar(&f.silence, "trigger-silence", flight.DefaultSilence, "flight recorder: a port without RDMA traffic this long while QPs of a process stay in RTS on it is a trigger (0: off)")
 	cmd.MarkFlagDirname("flight-recorder") //nolint:errcheck // the flag exists
 }
 

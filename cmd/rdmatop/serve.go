@@ -70,6 +70,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				return err
 			}
 			if fr != nil && replay != "" {
+				fr.Close() // its writer goroutine stops with it
 				return usageError{errors.New("--flight-recorder watches this host: not with --replay")}
 			}
 			if api && fr == nil {

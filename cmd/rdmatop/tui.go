@@ -76,6 +76,9 @@ func runLiveTUI(cmd *cobra.Command, h *hostFlags, w *wireFlags, ff *flightFlags,
 	}
 	r, closeSrc, err := liveRun(h, w, pack, opts)
 	if err != nil {
+		if fr != nil {
+			fr.Close() // its writer goroutine stops with it
+		}
 		return err
 	}
 	defer closeSrc()
