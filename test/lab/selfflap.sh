@@ -6,6 +6,8 @@
 #   serve/   serve --flight-recorder -i veth0: one incident, its check;
 #   record   record -i veth0: the recording and its check;
 #   capture  capture -i veth0 --workers 2: the report.
+#   jobend/  no flap: a job that ends well under --trigger-silence 10s
+#            must write nothing (jobend.txt: its end and the QPs left).
 # serve also goes through a second flap once the traffic has ended
 # (flap-idle.txt, cpu-idle.txt), with 5 s of idle before it as the
 # baseline: what the flap costs, free of the work the traffic makes.
@@ -75,3 +77,20 @@ sleep 4
 flap capture $cap
 wait $cap; echo "capture exit $?" >> "$LAB_OUT/capture.err"
 wait
+
+# jobend/: a job that ends well (its QPs destroyed, the kernel's QP1 left
+# in RTS) under serve --flight-recorder --trigger-silence 10s: nothing
+# may be written, however long the silence after it.
+mkdir -p "$LAB_OUT/jobend"
+./rdmatop serve --listen 127.0.0.1:19880 -i "$RXE_NETDEV_A" --flight-recorder "$LAB_OUT/jobend" \
+    --interval 1s --before 5s --after 4s --keep 60s --cooldown 60s --trigger-silence 10s 2> "$LAB_OUT/jobend.err" &
+srv=$!
+sleep 2
+traffic jobend 6
+sleep 8
+echo "job ended $(date -u +%Y-%m-%dT%H:%M:%S.%NZ)" > "$LAB_OUT/jobend.txt"
+rdma res show qp >> "$LAB_OUT/jobend.txt"
+sleep 25
+kill -TERM $srv; wait $srv; echo "serve exit $?" >> "$LAB_OUT/jobend.err"
+wait
+ls -la "$LAB_OUT/jobend" >> "$LAB_OUT/jobend.txt"
