@@ -41,13 +41,17 @@ func LoadRun(path string) (*Run, error) {
 // lost. Where every loss lies after the capture point and no NAK followed
 // (a lost READ request or response, or a lost last packet), the capture
 // sees only the requester's timer fire: ack-timeout names what it can
-// see. Nothing here reads the spec: the labels are the truth's alone.
+// see; so it does for answers that came late, seen from the responder's
+// side. Nothing here reads the spec: the labels are the truth's alone.
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, resent uint64
-	lossAfter := true
+	lossAfter, requesterHere := true, false
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
 			continue
+		}
+		if f.Episodes.Timer > 0 && f.Upstream == at {
+			requesterHere = true
 		}
 		if f.Lost+f.Corrupted > 0 && f.Upstream != at {
 			lossAfter = false
@@ -80,8 +84,15 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	if ce > 0 {
 		did = append(did, "ecn-marked-no-cnp")
 	}
+	// Timer resends with nothing lost: the answers came late. Only the
+	// requester's side can see that (an answer to the original arriving
+	// after the resend); at the responder's side a late answer and one
+	// lost after it look alike, and ack-timeout names what it sees.
 	if timer > 0 && lost == 0 {
 		did = append(did, "late-acks")
+		if !requesterHere {
+			did = append(did, "ack-timeout")
+		}
 	}
 	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
 	return did, why
