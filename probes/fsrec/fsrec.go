@@ -106,6 +106,32 @@ func (r *Recorder) ReadFile(name string) ([]byte, error) {
 	return b, nil
 }
 
+// ReadFiles reads and records a run of files, each as ReadFile would,
+// handing the run to the wrapped file system's ReadFiles when it has one
+// (the sampler's guard: see sysfs.FilesFS).
+func (r *Recorder) ReadFiles(names []string, contents [][]byte, errs []error) {
+	if ff, ok := r.FS.(interface {
+		ReadFiles(names []string, contents [][]byte, errs []error)
+	}); ok {
+		ff.ReadFiles(names, contents, errs)
+	} else {
+		for i, n := range names {
+			contents[i], errs[i] = fs.ReadFile(r.FS, n)
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, n := range names {
+		if errs[i] != nil {
+			r.fail(n, errs[i])
+			contents[i] = nil
+			continue
+		}
+		s := string(contents[i])
+		r.entry(n).Data = &s
+	}
+}
+
 // ReadDir lists and records a directory.
 func (r *Recorder) ReadDir(name string) ([]fs.DirEntry, error) {
 	ents, err := fs.ReadDir(r.FS, name)

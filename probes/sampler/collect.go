@@ -144,6 +144,7 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 			fsys = e.src.FS
 		default:
 			view = e.guard.view(bctx, e.src.FS, e.now, min(fileWait, t/4))
+			defer view.close() // its readers end with the task
 			fsys = view
 		}
 		r, err := e.readSysfs(fsys, links)

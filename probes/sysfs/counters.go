@@ -124,20 +124,30 @@ func ReadCounters(fsys fs.FS, dev string, port int, driver string) (CounterSet, 
 		return s, nil
 	}
 	s.Counters = make([]Counter, 0, len(pmaNames)+len(hwNames))
-	tried, vanished := 0, 0
+	// Every file in one run (see FilesFS), in the order listed.
+	paths := make([]string, 0, len(pmaNames)+len(hwNames))
 	for _, n := range pmaNames {
+		paths = append(paths, base+"/"+string(SourcePMA)+"/"+n)
+	}
+	for _, n := range hwNames {
+		paths = append(paths, base+"/"+string(SourceHW)+"/"+n)
+	}
+	vals, errs := readValues(fsys, paths)
+	tried, vanished := 0, 0
+	for i, n := range pmaNames {
 		tried++
-		if s.read(fsys, base, SourcePMA, n, Meta{}) {
+		if s.read(paths[i], SourcePMA, n, Meta{}, vals[i], errs[i]) {
 			vanished++
 		}
 	}
-	for _, n := range hwNames {
+	for i, n := range hwNames {
+		j := len(pmaNames) + i
 		if n == lifespan {
-			s.readLifespan(fsys, base)
+			s.readLifespan(paths[j], vals[j], errs[j])
 			continue
 		}
 		tried++
-		if s.read(fsys, base, SourceHW, n, hwCounterMeta(driver, n)) {
+		if s.read(paths[j], SourceHW, n, hwCounterMeta(driver, n), vals[j], errs[j]) {
 			vanished++
 		}
 	}
@@ -177,10 +187,9 @@ func (s *CounterSet) list(fsys fs.FS, base string, src Source) ([]string, bool) 
 	return names, true
 }
 
-// read reads one counter file; it reports whether the file had vanished.
-func (s *CounterSet) read(fsys fs.FS, base string, src Source, name string, meta Meta) (vanished bool) {
-	p := base + "/" + string(src) + "/" + name
-	v, err := readValue(fsys, p)
+// read takes in one counter file p, read as v or err; it reports whether
+// the file had vanished.
+func (s *CounterSet) read(p string, src Source, name string, meta Meta, v string, err error) (vanished bool) {
 	if err != nil {
 		fe := fileError(p, err)
 		s.Errors = append(s.Errors, CounterError{Name: name, Source: src, FileError: fe})
@@ -200,9 +209,7 @@ func (s *CounterSet) read(fsys fs.FS, base string, src Source, name string, meta
 	return false
 }
 
-func (s *CounterSet) readLifespan(fsys fs.FS, base string) {
-	p := base + "/" + string(SourceHW) + "/" + lifespan
-	v, err := readValue(fsys, p)
+func (s *CounterSet) readLifespan(p string, v string, err error) {
 	if err != nil {
 		s.Errors = append(s.Errors, CounterError{Name: lifespan, Source: SourceHW, FileError: fileError(p, err)})
 		return

@@ -96,6 +96,7 @@ func readDevice(r *resolver, name string) (Device, error) {
 	base := ibClass + "/" + name
 	d := Device{Name: name}
 	a := attrs{fsys: fsys, dir: base}
+	a.prefetch("node_type", "node_guid", "sys_image_guid", "fw_ver", "hca_type", "hw_rev", "board_id", "node_desc", "parent")
 	d.NodeType = parsed(&a, "node_type", ParseEnum)
 	d.NodeGUID = parsed(&a, "node_guid", ParseGUID)
 	d.SysImageGUID = parsed(&a, "sys_image_guid", ParseGUID)

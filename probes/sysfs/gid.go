@@ -46,9 +46,14 @@ func readGIDs(fsys fs.FS, port string) ([]GID, []FileError) {
 	gids := attrs{fsys: fsys, dir: dir, errs: errs}
 	types := attrs{fsys: fsys, dir: port + "/gid_attrs/types"}
 	ndevs := attrs{fsys: fsys, dir: port + "/gid_attrs/ndevs"}
+	names := make([]string, len(idx))
+	for j, i := range idx {
+		names[j] = strconv.Itoa(i)
+	}
+	gids.prefetch(names...)
 	var out []GID
-	for _, i := range idx {
-		name := strconv.Itoa(i)
+	for j, i := range idx {
+		name := names[j]
 		s, ok := gids.strOrNone(name)
 		if !ok {
 			continue

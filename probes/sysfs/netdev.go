@@ -101,6 +101,7 @@ func readNetdev(r *resolver, name string) (Netdev, error) {
 		return n, fmt.Errorf("netdev %s: %w", name, permission(dir, err))
 	}
 	a := attrs{fsys: fsys, dir: dir}
+	a.prefetch("ifindex", "mtu", "operstate", "carrier", "speed", "address", "type", "carrier_changes", "dev_port")
 	n.IfIndex = parsed(&a, "ifindex", parseInt)
 	n.MTU = parsed(&a, "mtu", parseInt)
 	n.OperState = strPtr(&a, "operstate")

@@ -68,6 +68,7 @@ func ReadPortState(fsys fs.FS, dev string, port int) (Port, error) {
 	dir := portDir(dev, port)
 	p := Port{Num: port}
 	a := attrs{fsys: fsys, dir: dir}
+	a.prefetch("state", "phys_state", "rate", "link_layer", "lid", "sm_lid", "sm_sl", "lid_mask_count", "cap_mask")
 	p.State = parsed(&a, "state", ParseEnum)
 	if p.State == nil && len(a.errs) == 0 {
 		if _, err := fs.Stat(fsys, dir); errors.Is(err, fs.ErrNotExist) {
@@ -124,6 +125,13 @@ func readPKeys(fsys fs.FS, port string) ([]PKey, []FileError) {
 	dir := port + "/pkeys"
 	idx, errs := tableIndices(fsys, dir)
 	a := attrs{fsys: fsys, dir: dir, errs: errs}
+	if _, ok := fsys.(FilesFS); ok {
+		names := make([]string, len(idx))
+		for j, i := range idx {
+			names[j] = strconv.Itoa(i)
+		}
+		a.prefetch(names...)
+	}
 	var out []PKey
 	for _, i := range idx {
 		v := parsed(&a, strconv.Itoa(i), parseHex16)
