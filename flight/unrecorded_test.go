@@ -15,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/internal/bundletest"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/rules"
@@ -28,31 +29,8 @@ const labRun = "../testdata/lab/flight-stopped/stopped/rdmatop-incident-20261204
 
 func labRecords(t *testing.T) []bundle.Record {
 	t.Helper()
-	f, err := os.Open(labRun)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []bundle.Record
-	for {
-		rec, err := rd.ReadRecord()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Packet != nil {
-			p := *rec.Packet
-			p.Data = slices.Clone(p.Data)
-			rec.Packet = &p
-		}
-		out = append(out, rec)
-	}
+	_, recs := bundletest.Read(t, labRun)
+	return recs
 }
 
 // checked is what a replay of an incident says, and what the incident

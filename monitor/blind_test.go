@@ -17,6 +17,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/internal/bundletest"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/rules"
@@ -61,15 +62,7 @@ func TestRecordingWithUnrecordedFrames(t *testing.T) {
 // state whose Unrecorded counts them from the tick after the hole.
 func holed(t *testing.T, path string, hole int, say bool) string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, recs := bundletest.Read(t, path)
 	out := filepath.Join(t.TempDir(), "holed.pcapng")
 	o, err := os.Create(out)
 	if err != nil {
@@ -81,11 +74,7 @@ func holed(t *testing.T, path string, hole int, say bool) string {
 		t.Fatal(err)
 	}
 	ticks, inTick, skipped := 0, 0, 0
-	for {
-		rec, err := r.ReadRecord()
-		if err != nil {
-			break
-		}
+	for _, rec := range recs {
 		if p := rec.Packet; p != nil {
 			inTick++
 			if ticks == 3 && inTick > 500 && skipped < hole {

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/internal/bundletest"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 )
@@ -19,15 +18,7 @@ import (
 // Packets are left out: the host alone must tell.
 func hungRecording(t *testing.T, src string) string {
 	t.Helper()
-	f, err := os.Open(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, recs := bundletest.Read(t, src)
 	out := filepath.Join(t.TempDir(), "hung.bundle")
 	w, err := os.Create(out)
 	if err != nil {
@@ -41,13 +32,10 @@ func hungRecording(t *testing.T, src string) string {
 	}
 	hung := []string{"sysfs", "ethtool", "rtnetlink"}
 	ticks := 0
-	for {
-		tk, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
+	for _, rec := range recs {
+		tk := rec.Tick
+		if tk == nil {
+			continue
 		}
 		var st []probes.Status
 		for _, s := range tk.Status {

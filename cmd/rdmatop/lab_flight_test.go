@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/flight"
-	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/internal/bundletest"
 )
 
 const labFlight = "../../testdata/lab/flight/"
@@ -168,24 +168,9 @@ type labIncident struct {
 
 func readLabIncident(t *testing.T, path string) labIncident {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rd, recs := bundletest.Read(t, path)
 	var in labIncident
-	for {
-		rec, err := rd.ReadRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, rec := range recs {
 		if rec.Tick != nil {
 			in.ticks = append(in.ticks, rec.Tick.Time)
 			continue
