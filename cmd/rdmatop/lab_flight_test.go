@@ -37,23 +37,7 @@ func TestLabFlightRecorder(t *testing.T) {
 	if m, _ := filepath.Glob(labFlight + "quiet/*"); len(m) != 0 {
 		t.Errorf("the quiet run wrote %v", m)
 	}
-	flap, err := os.ReadFile(labFlight + "flap.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var down, up time.Time
-	for _, l := range strings.Split(strings.TrimSpace(string(flap)), "\n") {
-		k, v, _ := strings.Cut(l, " ")
-		ts, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if k == "down" {
-			down = ts
-		} else {
-			up = ts
-		}
-	}
+	down, up := labFlapTimes(t, labFlight+"flap.txt")
 	recs, _ := filepath.Glob(labFlight + "flap/*.pcapng.gz")
 	sides, _ := filepath.Glob(labFlight + "flap/*.json")
 	if len(recs) != 1 || len(sides) != 1 {

@@ -31,7 +31,7 @@ func TestLabSelfFlap(t *testing.T) {
 		if len(recs) != 1 {
 			t.Fatalf("want one incident, got %v", recs)
 		}
-		down, up := labFlapTimes(t, "serve")
+		down, up := labFlapTimes(t, labSelfFlap+"flap-serve.txt")
 		res := labCheck(t, recs[0])
 		if len(res.Findings) == 0 || res.Findings[0].Rule != "link-flap" {
 			t.Errorf("first finding %v, want link-flap", labRules(res))
@@ -39,7 +39,7 @@ func TestLabSelfFlap(t *testing.T) {
 		labBlind(t, res, up.Sub(down))
 	})
 	t.Run("record", func(t *testing.T) {
-		down, up := labFlapTimes(t, "record")
+		down, up := labFlapTimes(t, labSelfFlap+"flap-record.txt")
 		res := labCheck(t, labSelfFlap+"record.pcapng.gz")
 		if len(res.Findings) == 0 || res.Findings[0].Rule != "link-flap" {
 			t.Errorf("first finding %v, want link-flap", labRules(res))
@@ -50,7 +50,7 @@ func TestLabSelfFlap(t *testing.T) {
 		// The report says how long the link was down: from the fall
 		// (ENETDOWN wakes the reader at once) to within a poll timeout
 		// (200 ms) of its return; the job's own clock reads bracket it.
-		down, up := labFlapTimes(t, "capture")
+		down, up := labFlapTimes(t, labSelfFlap+"flap-capture.txt")
 		b, err := os.ReadFile(labSelfFlap + "capture.txt")
 		if err != nil {
 			t.Fatal(err)
@@ -141,10 +141,11 @@ func labRules(res checkResult) []string {
 	return ids
 }
 
-// labFlapTimes reads flap-NAME.txt: when the job set the link down and up.
-func labFlapTimes(t *testing.T, name string) (down, up time.Time) {
+// labFlapTimes reads a lab job's flap file ("down TIME", "up TIME"): when
+// it set the link down and up, by the guest's clock.
+func labFlapTimes(t *testing.T, path string) (down, up time.Time) {
 	t.Helper()
-	b, err := os.ReadFile(labSelfFlap + "flap-" + name + ".txt")
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
