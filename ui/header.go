@@ -170,6 +170,10 @@ func wireLine(f *monitor.Frame) string {
 		return "no capture"
 	}
 	s := "wire " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	if iv != nil && iv.BlindS > 0 && f.WireStatus == nil {
+		// A recording's interval in which the link was down.
+		s = "wire blind " + secs(iv.BlindS) + " (link down) " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
+	}
 	if st := f.WireStatus; st != nil && st.Detail != "" {
 		// The link came back: say so before the rates, which it explains.
 		s = "wire (" + termtext.Sanitize(st.Detail) + ") " + strconv.FormatUint(w.RoCEPackets, 10) + " RoCE pkts"
