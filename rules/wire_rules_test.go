@@ -20,6 +20,8 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +33,8 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/roce"
+	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/alias"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -43,7 +47,7 @@ const wtd = "../testdata/"
 // wireRuleIDs are the rules this file tests, all of pack/wire.yaml and
 // pack/qp.yaml; TestWireRuleSet keeps the list honest.
 var wireRuleIDs = []string{
-	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "remote-access-error",
+	"packet-loss", "retransmissions", "ack-timeout", "rnr-nak", "rnr-nak-no-receive", "remote-access-error",
 	"nak-invalid-request", "nak-remote-operational-error", "icrc-errors", "ecn-not-capable",
 	"packet-reordering", "capture-blind", "capture-incomplete", "qp-error-state", "late-acks", "packet-duplication",
 	"qos-direction-mismatch", "low-flow-entropy",
@@ -1103,4 +1107,66 @@ func TestLowFlowEntropyMatchesWireshark(t *testing.T) {
 		t.Fatalf("only %d captures with an oracle", checked)
 	}
 	t.Logf("%d captures, the rule fires on %d", checked, fired)
+}
+
+// rnrReadCapture is READs from A to B where B answers one READ request
+// with RNR NAKs (twice) before its responses: a connection with nothing
+// that consumes a receive.
+func rnrReadCapture(t *testing.T, send bool) *capture.Summary {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rnr-read.pcap")
+	out, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := scenario.NewCapture(out, 0)
+	c := cp.Open(scenario.Conn{
+		A: scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, IP: netip.MustParseAddr(wGenA), QPN: 0x11, PSN: 100},
+		B: scenario.Endpoint{MAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, IP: netip.MustParseAddr(wGenB), QPN: 0x22, PSN: 900}})
+	for i := range 8 {
+		if send && i == 0 {
+			c.Ack(c.Send(512))
+		}
+		if i != 3 {
+			c.Read(4096)
+			continue
+		}
+		psn := c.ReadRequest(4096)
+		for range 2 {
+			c.RNRNAK(14, psn)
+			c.Wait(roce.RNRTimerDuration(14))
+			c.GoBack(psn)
+		}
+		c.ReadResponse(psn)
+	}
+	if err := cp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	return wAnalyze(t, path)
+}
+
+// TestRNRNAKWithoutReceives: RNR NAKs on a READ-only connection are not
+// an empty receive queue (nothing on it consumes one): rnr-nak-no-receive,
+// not rnr-nak; the same NAKs where the connection also carries a SEND
+// remain rnr-nak.
+func TestRNRNAKWithoutReceives(t *testing.T) {
+	p := wirePack(t)
+	nakFlow := wFlows(wGenB, 0x11)
+	for _, c := range []struct {
+		name string
+		send bool
+		want map[string][]string
+	}{
+		{"READs only", false, map[string][]string{"rnr-nak-no-receive": nakFlow}},
+		{"READs and a SEND", true, map[string][]string{"rnr-nak": nakFlow}},
+	} {
+		res := wEvalOnce(t, p, Frame{Wire: rnrReadCapture(t, c.send)})
+		got := wFired(res.Findings)
+		for _, id := range []string{"rnr-nak", "rnr-nak-no-receive"} {
+			if !slices.Equal(got[id], c.want[id]) {
+				t.Errorf("%s: %s on %v, want %v", c.name, id, got[id], c.want[id])
+			}
+		}
+	}
 }
