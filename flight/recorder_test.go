@@ -15,6 +15,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/rdmatop/rdmatop/internal/bundletest"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -125,23 +126,8 @@ func linkFlap(f *monitor.Frame) {
 
 // readIncident reads a recording back: its ticks' seconds and packets.
 func readIncident(t *testing.T, path string) (ticks []time.Time, pkts []time.Time, rd *bundle.Reader) {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err = bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		rec, err := rd.ReadRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rd, recs := bundletest.Read(t, path)
+	for _, rec := range recs {
 		if rec.Tick != nil {
 			ticks = append(ticks, rec.Tick.Time)
 		} else {

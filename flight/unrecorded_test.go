@@ -3,7 +3,6 @@ package flight
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,32 +54,22 @@ func checkIncident(t *testing.T, dir string) checked {
 	if err := json.Unmarshal(b, &c.side); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(recs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rd, err := bundle.Open(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		rec, err := rd.ReadRecord()
-		if err == io.EOF {
-			break
+	_, all := bundletest.Read(t, recs[0])
+	sawPacket := false
+	for _, rec := range all {
+		tk := rec.Tick
+		if tk == nil {
+			sawPacket = true
+			continue
 		}
-		if err != nil {
-			t.Fatal(err)
+		// Ticks before any frame was handed to the recorder may say
+		// nothing of a capture; from the first that does, or the first
+		// after a frame, all do.
+		if tk.Capture == nil && (len(c.unrec) > 0 || sawPacket) {
+			t.Fatalf("tick %s has no capture state", tk.Time)
 		}
-		if tk := rec.Tick; tk != nil {
-			// Ticks before any frame was handed to the recorder may
-			// say nothing of a capture; from the first that does, all do.
-			if tk.Capture == nil && (len(c.unrec) > 0 || rec.Packet != nil) {
-				t.Fatalf("tick %s has no capture state", tk.Time)
-			}
-			if tk.Capture != nil {
-				c.unrec = append(c.unrec, tk.Capture.Unrecorded)
-			}
+		if tk.Capture != nil {
+			c.unrec = append(c.unrec, tk.Capture.Unrecorded)
 		}
 	}
 	tape, err := monitor.OpenBundle(recs[0])
