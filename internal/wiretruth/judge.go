@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -16,7 +17,8 @@ type Run struct {
 	Truth
 }
 
-// LoadRun reads a run's truth.json.gz.
+// LoadRun reads a run's truth.json.gz, and the qdisc counters of
+// impairments before a capture point from the meta.txt beside it.
 func LoadRun(path string) (*Run, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -31,6 +33,9 @@ func LoadRun(path string) (*Run, error) {
 	if err := json.NewDecoder(z).Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if meta, err := os.ReadFile(filepath.Join(filepath.Dir(path), "meta.txt")); err == nil {
+		r.DroppedBefore = SourceDrops(meta)
+	}
 	return &r, nil
 }
 
@@ -38,23 +43,25 @@ func LoadRun(path string) (*Run, error) {
 // capture point at, in rdmatop's rule names (the first is the label; a
 // finding naming any of them is right). Loss includes corruption: a
 // receiver drops a frame whose ICRC fails, so to the transport it is
-// lost. Where every loss lies after the capture point and no NAK followed
+// lost; where the corrupted copy itself reaches the capture point, its
+// failing ICRC is there to see, and icrc-errors names the cause of that
+// loss. Where every loss lies after the capture point and no NAK followed
 // (a lost READ request or response, or a lost last packet), the capture
 // sees only the requester's timer fire: ack-timeout names what it can
-// see; so it does for answers that came late, seen from the responder's
-// side. Nothing here reads the spec: the labels are the truth's alone.
+// see; so it does for answers that came late. Nothing here reads the spec: the labels are the truth's alone
+// (with the qdisc counters of impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, resent uint64
-	lossAfter, requesterHere := true, false
+	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
 			continue
 		}
-		if f.Episodes.Timer > 0 && f.Upstream == at {
-			requesterHere = true
-		}
 		if f.Lost+f.Corrupted > 0 && f.Upstream != at {
 			lossAfter = false
+		}
+		if f.Corrupted > 0 && f.Downstream == at {
+			corruptHere = true
 		}
 		naks += f.Episodes.NAK
 		lost += f.Lost + f.Corrupted
@@ -67,6 +74,18 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		timer += f.Episodes.Timer
 		resent += f.Resent
 	}
+	// Drops at a sender's own egress (its qdisc, before its capture
+	// point) are loss all the same, though neither capture holds the
+	// packet. The counter does not say whether a request, a response or
+	// an ACK was dropped: they count as loss where a resend followed,
+	// as a lost ACK does. No NAK means the receiver saw no hole, so the
+	// points (which see the stream it saw, or more) saw only the timer:
+	// ack-timeout stays right, as for loss after the point.
+	var before uint64
+	for _, s := range t.DroppedBefore {
+		before += s.Dropped
+	}
+	lost += before
 	// Lost ACKs that cost nothing (no resend): the next ACK covered them,
 	// and neither end can see they were lost.
 	if lost > 0 && (lostReq > 0 || resent > 0) {
@@ -74,6 +93,9 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		if lossAfter && naks == 0 && timer > 0 {
 			did = append(did, "ack-timeout")
 		}
+	}
+	if corruptHere {
+		did = append(did, "icrc-errors")
 	}
 	if reordered > 0 {
 		did = append(did, "packet-reordering")
@@ -84,24 +106,28 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	if ce > 0 {
 		did = append(did, "ecn-marked-no-cnp")
 	}
-	// Timer resends with nothing lost: the answers came late. Only the
-	// requester's side can see that (an answer to the original arriving
-	// after the resend); at the responder's side a late answer and one
-	// lost after it look alike, and ack-timeout names what it sees.
+	// Timer resends with nothing lost: the answers came late. At the
+	// responder's side a late answer and one lost after it look alike;
+	// at the requester's side too, unless the answer to the original
+	// arrives sooner than any round trip after the resend (it then cannot
+	// answer the resend). An answer a round trip or more after the resend
+	// may answer either, and a cumulative ACK says the requests got there,
+	// not whether an earlier ACK was lost or late. So ack-timeout, what
+	// every point sees, is right wherever late-acks is.
 	if timer > 0 && lost == 0 {
-		did = append(did, "late-acks")
-		if !requesterHere {
-			did = append(did, "ack-timeout")
-		}
+		did = append(did, "late-acks", "ack-timeout")
 	}
 	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
+	if before > 0 {
+		why += fmt.Sprintf(" (%d of the lost dropped before a capture point, by its qdisc)", before)
+	}
 	return did, why
 }
 
 // NothingVisible reports whether the capture point at sees none of what
 // the network did, by the truth's own account of that point: no packet
 // missing, copied, out of order or resent there, no ACK sent twice, no CE
-// mark or ACK copy reaching it. (A copy of a READ response made after
+// mark, ACK copy or corrupted copy reaching it. (A copy of a READ response made after
 // the responder's capture, a lost UD datagram, a READ request lost before
 // the responder and asked again after the timer: nothing there shows it.)
 // No finding is then right too.
@@ -111,7 +137,7 @@ func NothingVisible(t *Truth, at string) bool {
 		if s.Missing+s.Duplicates+s.OutOfOrder+s.Resent+f.ACKsRepeated > 0 {
 			return false
 		}
-		if f.Downstream == at && f.CEMarked+f.Duplicated > 0 {
+		if f.Downstream == at && f.CEMarked+f.Duplicated+f.Corrupted > 0 {
 			return false
 		}
 	}

@@ -20,10 +20,14 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 			[]string{"packet-loss", "ack-timeout"}},
 		{"the same loss seen downstream", func(f *FlowTruth) { f.Lost, f.Resent, f.Episodes.Timer = 1, 1, 1 }, "veth1",
 			[]string{"packet-loss"}},
-		{"timer with nothing lost", func(f *FlowTruth) { f.Resent, f.Episodes.Timer = 3, 1 }, "veth0", []string{"late-acks"}},
+		{"timer with nothing lost", func(f *FlowTruth) { f.Resent, f.Episodes.Timer = 3, 1 }, "veth0", []string{"late-acks", "ack-timeout"}},
 		{"reordered and copied", func(f *FlowTruth) { f.Reordered, f.Duplicated = 4, 1 }, "veth1",
 			[]string{"packet-reordering", "packet-duplication"}},
 		{"CE marks", func(f *FlowTruth) { f.CEMarked = 9 }, "veth1", []string{"ecn-marked-no-cnp"}},
+		{"corrupted, seen where the copies arrive", func(f *FlowTruth) { f.Corrupted, f.Resent, f.Episodes.NAK = 3, 9, 3 }, "veth1",
+			[]string{"packet-loss", "icrc-errors"}},
+		{"corrupted, seen before the fault", func(f *FlowTruth) { f.Corrupted, f.Resent, f.Episodes.NAK = 3, 9, 3 }, "veth0",
+			[]string{"packet-loss"}},
 	}
 	for _, c := range cases {
 		f := req
@@ -52,6 +56,11 @@ func TestNothingVisibleAndVerdict(t *testing.T) {
 	if !NothingVisible(&Truth{Flows: []FlowTruth{f}}, "veth0") {
 		t.Error("nothing seen at veth0")
 	}
+	ud := FlowTruth{Kind: "ud", Upstream: "veth0", Downstream: "veth1", Corrupted: 2,
+		Seen: map[string]Observed{"veth0": {}, "veth1": {}}}
+	if NothingVisible(&Truth{Flows: []FlowTruth{ud}}, "veth1") || !NothingVisible(&Truth{Flows: []FlowTruth{ud}}, "veth0") {
+		t.Error("a corrupted UD datagram is visible where it arrives (its ICRC), not before")
+	}
 	if !FirstFindingRight(nil, false, "none", 0) || FirstFindingRight(nil, false, "packet-loss", 1) {
 		t.Error("a quiet network: only silence is right")
 	}
@@ -79,5 +88,68 @@ func TestCompareTolerances(t *testing.T) {
 	down := f.Compare("veth1", Counts{Missing: 6})
 	if len(down) != 4 || down[0].Agrees() {
 		t.Errorf("downstream: %+v", down)
+	}
+}
+
+// Lab meta.txt sections as campaign.sh writes them (seed 2): tbf over
+// red at A's egress, before the veth0 capture (s2-10), whose red early
+// drops reach the tbf and the prio root too; a netem loss between the
+// points, which the captures see themselves; and at B's egress a lone
+// tbf, whose tail drops Soft-RoCE sends again (s2-27 had this shape).
+const srcMeta = `spec: s2-10-red-send | ib_send_bw -s 65536 | tbf rate 23mbit ; red limit 651168 | - |  | src mid | v6-vlan
+## fwd impairment (veth0.100 egress, A->B, before the veth0 capture): tbf rate 23mbit burst 9044 limit 1302336 ; red limit 651168
+qdisc prio 1: root refcnt 2 bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+ Sent 126902192 bytes 30404 pkt (dropped 167801, overlimits 0 requeues 0) 
+ backlog 0b 0p requeues 0
+qdisc tbf 10: parent 1:1 rate 23Mbit burst 9041b lat 450ms 
+ Sent 126902122 bytes 30403 pkt (dropped 167803, overlimits 213886 requeues 0) 
+ backlog 0b 0p requeues 0
+qdisc red 20: parent 10:1 limit 651168b min 27132b max 81396b 
+ Sent 126902122 bytes 30403 pkt (dropped 167800, overlimits 167800 requeues 0) 
+  marked 0 early 167800 pdrop 3 other 0 
+## rev impairment (m0 egress, B->A): loss 3%
+qdisc netem 10: parent 1:1 limit 1000 loss 3%
+ Sent 1920828 bytes 2154 pkt (dropped 10, overlimits 0 requeues 0) 
+## tcpdump veth0
+`
+
+const srcMetaNetem = `## fwd impairment (veth0 egress, A->B, before the veth0 capture): loss 0.65%
+qdisc prio 1: root refcnt 3 bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+ Sent 1922767 bytes 2174 pkt (dropped 10, overlimits 0 requeues 0) 
+qdisc netem 10: parent 1:1 limit 1000 loss 0.65%
+ Sent 1920828 bytes 2154 pkt (dropped 10, overlimits 0 requeues 0) 
+## rev impairment (veth1 egress, B->A, before the veth1 capture): tbf rate 20mbit burst 9044 limit 13566
+qdisc prio 1: root refcnt 2 bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+ Sent 1000 bytes 10 pkt (dropped 41, overlimits 0 requeues 0) 
+qdisc tbf 10: parent 1:1 rate 20Mbit burst 9044b lat 5ms 
+ Sent 1000 bytes 10 pkt (dropped 41, overlimits 77 requeues 0) 
+## tcpdump veth0
+`
+
+func TestSourceDropsAreLoss(t *testing.T) {
+	if drops := SourceDrops([]byte(srcMetaNetem)); !slices.Equal(drops, []SourceDrop{{Before: "veth0", Dropped: 10}, {Before: "veth1", Dropped: 0}}) {
+		t.Errorf("netem's loss is lost, a tbf's tail drop is sent again: %+v", drops)
+	}
+	drops := SourceDrops([]byte(srcMeta))
+	if !slices.Equal(drops, []SourceDrop{{Before: "veth0", Dropped: 167800}}) {
+		t.Fatalf("source drops %+v: want red's 167800 early drops before veth0, not its pdrops nor the tbf's own (the mid netem's loss is the captures' to see)", drops)
+	}
+	// Nothing lost between the points, the sender resent after its timer.
+	f := FlowTruth{Kind: "requests", Upstream: "veth0", Downstream: "veth1", Resent: 40, Episodes: EpisodeCount{Timer: 3},
+		Seen: map[string]Observed{"veth0": {Resent: 40}, "veth1": {Resent: 40}}}
+	tr := &Truth{Flows: []FlowTruth{f}}
+	if did, _ := NetworkDid(tr, "veth0"); !slices.Equal(did, []string{"late-acks", "ack-timeout"}) {
+		t.Errorf("without the counter: %v", did)
+	}
+	tr.DroppedBefore = drops
+	for _, at := range []string{"veth0", "veth1"} {
+		if did, _ := NetworkDid(tr, at); !slices.Equal(did, []string{"packet-loss", "ack-timeout"}) {
+			t.Errorf("at %s, dropped before the capture: %v, want packet-loss (ack-timeout: no NAK)", at, did)
+		}
+	}
+	// Drops that cost no resend (ACKs the next one covered) are no loss.
+	f.Resent, f.Episodes, f.Seen = 0, EpisodeCount{}, map[string]Observed{"veth0": {}, "veth1": {}}
+	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{f}, DroppedBefore: drops}, "veth0"); len(did) != 0 {
+		t.Errorf("drops with no resend: %v", did)
 	}
 }

@@ -7,6 +7,10 @@ type Truth struct {
 	// Events lists every packet the network did not simply deliver, in
 	// upstream order: lost, corrupted, duplicated, reordered, CE-marked.
 	Events []Event `json:"events"`
+	// DroppedBefore: what impairments at a sender's own egress dropped
+	// before its capture point (SourceDrops); LoadRun fills it from the
+	// run's meta.txt.
+	DroppedBefore []SourceDrop `json:"dropped_before_capture,omitempty"`
 }
 
 // CaptureInfo names one capture point.
