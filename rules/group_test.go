@@ -138,3 +138,21 @@ func TestGroupStandingAdvisoryLast(t *testing.T) {
 		t.Errorf("order:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A responder that rejects a request amid resends (Soft-RoCE under slot
+// delays: lab campaign seed 2) is explained by what made the requester
+// resend, on the same connection (flow 8 is flow 7's ACKs): the timeouts
+// come first; a rejection on another connection stays on its own.
+func TestGroupRejectionAmidResends(t *testing.T) {
+	p, _ := Default()
+	in := []Finding{
+		fd("nak-invalid-request", Critical, false, "flow", "8", "src", "b", "dst", "a"),
+		fd("nak-remote-operational-error", Critical, false, "flow", "4", "src", "b", "dst", "c"),
+		fd("ack-timeout", Warning, false, "flow", "7", "src", "a", "dst", "b"),
+	}
+	got := rulesOf(p.Group(in, GroupOptions{Peers: map[int]int{7: 8, 8: 7, 3: 4, 4: 3}}))
+	want := "ack-timeout\n  nak-invalid-request<ack-timeout\nnak-remote-operational-error"
+	if got != want {
+		t.Errorf("grouped:\n%s\nwant:\n%s", got, want)
+	}
+}
