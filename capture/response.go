@@ -193,11 +193,16 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 	}
 }
 
-// ackSequence follows the PSNs f's ACKs acknowledge. An ACK at or before
-// the latest acknowledges nothing new: the responder got a request again
+// ackSequence follows the PSNs f's ACKs acknowledge. An ACK of the latest
+// PSN again acknowledges nothing new: the responder got a request again
 // and, as it must for a duplicate (IBTA C9-105), acknowledged it again
-// instead of executing it. What got there twice tells what the network
-// did. A resend from a PSN the ACK covers found its original already
+// instead of executing it - with the PSN it last acknowledged (Soft-RoCE's
+// duplicate_request sends ack_psn-1; a replayed atomic answer carries the
+// duplicate's PSN, the latest when the duplicate is). What got there
+// twice tells what the network did. An ACK of an older PSN than the
+// latest repeats nothing: it was overtaken on the path by a later one
+// (the ACKs themselves reordered), which a jitter on the ACKs' way makes
+// by the thousand with nothing copied. A resend from a PSN the ACK covers found its original already
 // there: the requester's episode was not needed, the original came late
 // (reordered, or its answer was late), it was not lost. Each resent
 // packet draws at most one repeat: repeats beyond the requester's resends
@@ -209,6 +214,9 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 			lateAnswer(req, psn, ts)
 		}
 		return
+	}
+	if psn != f.highestACK {
+		return // overtaken on the path, not repeated
 	}
 	f.troubled().repeatedACKs++
 	if req == nil {
