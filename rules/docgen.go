@@ -46,6 +46,11 @@ func Markdown(p *Pack) string {
 		}
 		if len(r.Explains) > 0 {
 			fmt.Fprintf(&b, "\nExplains (ranks above them, lists them under it, on related objects): %s\n", strings.Join(r.Explains, ", "))
+			for _, e := range r.Explains {
+				if v := r.ExplainsShare[e]; v > 0 {
+					fmt.Fprintf(&b, "(%s only where this finding shows at least %g %% of what it shows.)\n", e, 100*v)
+				}
+			}
 		}
 		if len(r.Params) > 0 {
 			fmt.Fprintf(&b, "\nParameters (override with --rules DIR): %s\n", params(r.Params))

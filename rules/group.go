@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ func (p *Pack) checkExplains() error {
 			}
 			if id == r.ID {
 				errs = append(errs, fmt.Errorf("%s: rule %q explains itself", r.Source, r.ID))
+			}
+		}
+		for id, v := range r.ExplainsShare {
+			if !slices.Contains(r.Explains, id) || !(v > 0 && v <= 1) {
+				errs = append(errs, fmt.Errorf("%s: rule %q: explains_share %q: %v must be in (0, 1] for a rule it explains", r.Source, r.ID, id, v))
 			}
 		}
 	}
@@ -102,7 +108,11 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		out[i].Explains, out[i].ExplainedBy = nil, nil
 	}
 	explains := map[string]map[string]bool{}
+	share := map[[2]string]float64{} // cause rule, symptom rule
 	for _, r := range p.Rules {
+		for e, v := range r.ExplainsShare {
+			share[[2]string{r.ID, e}] = v
+		}
 		for _, e := range r.Explains {
 			if explains[r.ID] == nil {
 				explains[r.ID] = map[string]bool{}
@@ -127,7 +137,7 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		cause[i] = -1
 		for _, cr := range causesOf[out[i].Rule] {
 			for _, j := range byRule[cr] {
-				if i == j || !related(&out[j], &out[i], o.Peers) {
+				if i == j || !related(&out[j], &out[i], o.Peers) || tooSmall(&out[j], &out[i], share[[2]string{cr, out[i].Rule}]) {
 					continue
 				}
 				if cause[i] < 0 || betterCause(out, j, cause[i], o.Live) {
@@ -244,6 +254,12 @@ func betterCause(fs []Finding, a, b int, live bool) bool {
 		return x.Severity.Rank() > y.Severity.Rank()
 	}
 	return a < b
+}
+
+// tooSmall reports whether cause c shows less than share of symptom s
+// (Rule.ExplainsShare).
+func tooSmall(c, s *Finding, share float64) bool {
+	return share > 0 && c.Magnitude > 0 && s.Magnitude > 0 && c.Magnitude < share*s.Magnitude
 }
 
 // related reports whether cause c and symptom s concern the same things.

@@ -156,3 +156,24 @@ func TestGroupRejectionAmidResends(t *testing.T) {
 		t.Errorf("grouped:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// One frame in 100,000 that failed its ICRC does not explain a flow that
+// lost thousands of PSNs (lab seed 2, s2-30: RED drops, one corrupted
+// frame): icrc-errors explains packet-loss only when its failures are at
+// least half the PSNs lost (explains_share), and then it does.
+func TestGroupCauseTooSmallToExplain(t *testing.T) {
+	p, _ := Default()
+	mag := func(f Finding, m float64) Finding { f.Magnitude = m; return f }
+	in := []Finding{
+		mag(fd("packet-loss", Critical, false, "flow", "2", "src", "a", "dst", "b"), 9267),
+		mag(fd("icrc-errors", Warning, false, "flow", "2", "src", "a", "dst", "b"), 1),
+	}
+	if got, want := rulesOf(p.Group(in, GroupOptions{})), "packet-loss\nicrc-errors"; got != want {
+		t.Errorf("a tiny cause:\n%s\nwant:\n%s", got, want)
+	}
+	in[1].Magnitude = 83
+	in[0].Magnitude = 120
+	if got, want := rulesOf(p.Group(in, GroupOptions{})), "icrc-errors\n  packet-loss<icrc-errors"; got != want {
+		t.Errorf("corruption that accounts for the loss:\n%s\nwant:\n%s", got, want)
+	}
+}
