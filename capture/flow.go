@@ -99,6 +99,7 @@ type reqStream struct {
 	holes   *holeSet
 	pending *pendingRing
 	reads   *readSet
+	ud      *udStream // a UD flow's source QP and PSNs (datagram.go)
 
 	init        bool
 	lastOp      roce.Opcode // the last request's opcode and time (lastTS), for copies

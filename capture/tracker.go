@@ -312,6 +312,9 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 				r.init, r.first = true, p.BTH.PSN
 			}
 			r.last = p.BTH.PSN
+			if tr == roce.TransportUD {
+				t.datagram(f, p) // copies only (datagram.go)
+			}
 		}
 	case op.IsResponse():
 		f.responses++
