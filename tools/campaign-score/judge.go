@@ -28,6 +28,12 @@ type pointResult struct {
 	warnings int
 	right    bool
 	checks   []wiretruth.CountCheck
+	// uncompared: flow observations not held against the truth, because
+	// the impairment sat on the flow's sender's own egress, before its
+	// capture point: the truth is what happened between the points, and
+	// packets dropped, delayed or reordered before both change what both
+	// see in ways it cannot know (the qdisc counts drops, not which).
+	uncompared int
 }
 
 // label is the truth's name for what happened, as seen from the point.
@@ -82,7 +88,7 @@ func judgeRun(dir, bin, which string) (runResult, error) {
 			return res, err
 		}
 		p.right = wiretruth.FirstFindingRight(p.did, p.hidden, p.first, p.warnings)
-		if p.checks, err = counts(t, c.Name, file); err != nil {
+		if p.checks, p.uncompared, err = counts(t, c.Name, file); err != nil {
 			return res, err
 		}
 		res.points = append(res.points, p)
@@ -148,10 +154,14 @@ func check(bin, file string) (first string, warnings int, err error) {
 // counts holds rdmatop's analysis of the capture at point against the
 // truth, flow by flow, as TestWireTruthCampaign does (flows with a PSN
 // stream only: not ACKs, CNPs or UD).
-func counts(t *wiretruth.Run, point, file string) ([]wiretruth.CountCheck, error) {
+func counts(t *wiretruth.Run, point, file string) (checks []wiretruth.CountCheck, uncompared int, err error) {
 	s, err := capture.AnalyzeFile(file, capture.Config{})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
+	}
+	impairedBefore := map[string]bool{} // capture points an impairment preceded
+	for _, d := range t.DroppedBefore {
+		impairedBefore[d.Before] = true
 	}
 	byKey := map[string]*capture.FlowSummary{}
 	for i := range s.Flows {
@@ -164,6 +174,10 @@ func counts(t *wiretruth.Run, point, file string) ([]wiretruth.CountCheck, error
 		if ft.Seen[ft.Upstream].Packets == 0 {
 			continue
 		}
+		if impairedBefore[ft.Upstream] {
+			uncompared++
+			continue
+		}
 		f := byKey[fmt.Sprintf("%s>%s/%d", ft.Src, ft.Dst, ft.DstQP)]
 		if f == nil {
 			if ft.Seen[point].Packets > 0 {
@@ -174,7 +188,7 @@ func counts(t *wiretruth.Run, point, file string) ([]wiretruth.CountCheck, error
 		out = append(out, ft.Compare(point, wiretruth.Counts{Missing: f.MissingPSNs, Duplicates: f.Duplicates,
 			OutOfOrder: f.OutOfOrder, Resent: f.RetransmittedPackets, Episodes: f.GoBackN})...)
 	}
-	return out, nil
+	return out, uncompared, nil
 }
 
 var (

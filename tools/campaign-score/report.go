@@ -36,8 +36,10 @@ func report(w io.Writer, title, which string, runs []runResult, broken []string,
 	}
 	fmt.Fprintf(w, "### Score: %s\n\n", title)
 	var all, counts tally
+	uncompared := 0
 	for _, r := range runs {
 		for _, p := range r.points {
+			uncompared += p.uncompared
 			all.total++
 			if p.right {
 				all.right++
@@ -52,6 +54,9 @@ func report(w io.Writer, title, which string, runs []runResult, broken []string,
 	}
 	fmt.Fprintf(w, "%d runs with a truth, %d captures judged (%s captures); first finding right by `networkDid` on **%s (%s)**; counts within tolerance on **%s (%s)**.\n",
 		len(runs), all.total, which, all, pctOf(all), counts, pctOf(counts))
+	if uncompared > 0 {
+		fmt.Fprintf(w, "Not compared: %d flow observations whose sender's own egress carried the impairment, before its capture point (the truth is what happened between the points; what was dropped, delayed or reordered before both it cannot place).\n", uncompared)
+	}
 	if len(broken) > 0 {
 		fmt.Fprintf(w, "Runs without a truth (captures missing or the truth tool failed): %s.\n", strings.Join(broken, ", "))
 	}
