@@ -34,14 +34,30 @@ type gapLeft struct {
 	left int
 }
 
-// refill is a PSN of a hole that a resend filled.
+// refill is a PSN of a hole that a resend filled (or, without IPv4 IDs,
+// a fill after a NAK: the resend, or the original just before it).
 type refill struct {
 	psn    uint32
 	openID uint16
 	ok     bool
-	ts     int64
+	ts     int64 // when the hole opened
 	gap    uint32
+	// filled: when a fill without IDs came (noID); 0 for one judged by ID.
+	filled int64
 }
+
+// noIDLateWindow: without IPv4 IDs, a second copy of a PSN that a fill
+// after a NAK brought, arriving within this long of that fill, means both
+// the original and the NAK's resend reached the point - the original was
+// late, not lost - when the responder NAKed that very PSN once (the fill
+// is noted only then: a requester goes back once for each NAK, and a
+// fill a timer's go-back brought is repeated by a later NAK's go-back to
+// a PSN before it). Nothing else sends
+// a PSN twice so soon: the requester's ACK timer is 4.096 µs × 2^timeout,
+// at least 8 ms for any timeout a fabric uses (>= 11; perftest and
+// rdma_cm default to 14, 67 ms), and copies the path makes are counted
+// apart (packet-duplication).
+const noIDLateWindow = 8_000_000 // ns
 
 // holeSet is a stream's open holes, allocated on a stream's first gap.
 type holeSet struct {
@@ -165,25 +181,31 @@ func (s *holeSet) pending(now, window int64, noIDs bool, gaps, missing uint64) (
 	return gaps, missing
 }
 
-func (s *holeSet) noteRefill(psn uint32, h *hole) {
+func (s *holeSet) noteRefill(psn uint32, h *hole, filled int64) {
 	if !s.refills[s.ri].ok {
 		s.live++
 	}
-	s.refills[s.ri] = refill{psn: psn, openID: h.openID, ok: true, ts: h.ts, gap: h.gap}
+	s.refills[s.ri] = refill{psn: psn, openID: h.openID, ok: true, ts: h.ts, gap: h.gap, filled: filled}
 	s.ri = (s.ri + 1) % maxRefills
 }
 
 // lateOriginal reports whether a packet with psn and IPv4 ID id is the
 // original of a PSN whose resend filled its hole: sent before the packet
-// that skipped it, within the ID horizon. It forgets the refill, so the
-// original counts once.
+// that skipped it, within the ID horizon; or, without IDs, a second copy
+// within noIDLateWindow of a fill after a single NAK. It forgets the
+// refill, so the original counts once.
 func (s *holeSet) lateOriginal(psn uint32, id uint16, ts int64) (gap uint32, ok bool) {
-	if s == nil || id == 0 || s.live == 0 {
+	if s == nil || s.live == 0 {
 		return 0, false
 	}
 	for i := range s.refills {
 		r := &s.refills[i]
-		if r.ok && r.psn == psn && r.openID != 0 && ts-r.ts <= idHorizon && idBefore(id, r.openID) {
+		if !r.ok || r.psn != psn {
+			continue
+		}
+		byID := id != 0 && r.openID != 0 && ts-r.ts <= idHorizon && idBefore(id, r.openID)
+		noID := id == 0 && r.filled != 0 && ts-r.filled >= 0 && ts-r.filled <= noIDLateWindow
+		if byID || noID {
 			r.ok = false
 			s.live--
 			return r.gap, true

@@ -227,7 +227,7 @@ func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts
 				t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 				return
 			}
-			s.holes.noteRefill(psn, &h)
+			s.holes.noteRefill(psn, &h, 0)
 		}
 	} else if gap, ok := s.holes.lateOriginal(psn, ipID, ts); ok {
 		if !late {

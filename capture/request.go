@@ -183,8 +183,11 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 			t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 			return
 		}
-		if byID {
-			r.holes.noteRefill(psn, &h)
+		switch {
+		case byID:
+			r.holes.noteRefill(psn, &h, 0)
+		case ipID == 0 && onceNAKed(f, psn):
+			r.holes.noteRefill(psn, &h, ts) // the resend, or its original just before it
 		}
 		t.retransmit(f, psn, late, ts, pkt)
 		return
@@ -224,6 +227,16 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 		t.retransmit(f, u.psn, false, ts, pkt)
 	}
 	t.retransmit(f, psn, late, ts, pkt)
+}
+
+// onceNAKed reports whether the last NAK to f's requester named psn
+// itself, and was the only one naming it: the requester then goes back to
+// psn once, for that NAK (see noIDLateWindow). A fill of a PSN the NAK did
+// not name may belong to an earlier go-back (a timer's) that the NAK's
+// will repeat.
+func onceNAKed(f *Flow, psn uint32) bool {
+	rs := &f.troubles().resend
+	return rs.nakTS != 0 && rs.nakRepeat == 1 && rs.nakPSN == psn
 }
 
 // unmiss takes a PSN counted missing back (it came late) and the gap with

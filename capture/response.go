@@ -176,6 +176,12 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 			t.note(anomaly{kind: anNAK, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.NAKCode())})
 			if req != nil {
 				rs := &req.troubled().resend
+				switch {
+				case rs.nakTS == 0 || rs.nakPSN != psn:
+					rs.nakRepeat = 1
+				case rs.nakRepeat < 255:
+					rs.nakRepeat++
+				}
 				rs.nakSeen, rs.nakTS, rs.nakPSN, rs.nakUsed = true, ts, psn, false
 				markNAK(&req.req)
 			}

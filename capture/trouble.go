@@ -66,11 +66,14 @@ type resendState struct {
 	// nakPSN, nakTS: the last NAK or RNR NAK to this requester, which
 	// names the PSN it is to go back to: a resend from there is the
 	// NAK's, not the timer's.
-	nakTS   int64
-	nakPSN  uint32
-	nakSeen bool // a NAK or RNR NAK arrived since the last gap
-	nakUsed bool // the last NAK has had its resend episode
-	undo    fillUndo
+	nakTS  int64
+	nakPSN uint32
+	// nakRepeat: how many NAKs in a row named nakPSN (saturating): one
+	// sequence error NAKed more than once is gone back to more than once.
+	nakRepeat uint8
+	nakSeen   bool // a NAK or RNR NAK arrived since the last gap
+	nakUsed   bool // the last NAK has had its resend episode
+	undo      fillUndo
 	// episode: the resend episode whose outcome the responder's answers
 	// have not told yet (see Tracker.ackSequence).
 	episode openEpisode
