@@ -137,22 +137,24 @@ func TestNoIDLateOriginalAfterNAK(t *testing.T) {
 	send := roce.Opcode(roce.OpSendOnly)
 	for _, c := range []struct {
 		name    string
-		arrive  []uint32 // after 10, 12 and the NAK of 11
+		arrive  []uint32 // after 10, 12 and the NAK
 		missing uint64
 	}{
 		{"late original, then the resend run", []uint32{11, 13, 11, 12, 13}, 0},
 		{"the resend run, then the late original", []uint32{11, 12, 13, 11}, 0},
 		{"lost: the resend run only", []uint32{11, 12, 13}, 1},
 	} {
-		w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
-		w.send(wireA, wireB, 0x12, send, 10, 0)
-		w.send(wireA, wireB, 0x12, send, 12, 0)
-		w.nak(11)
-		for _, psn := range c.arrive {
-			w.send(wireA, wireB, 0x12, send, psn, 0)
-		}
-		if f := reqFlow(t, w.t); f.MissingPSNs != c.missing {
-			t.Errorf("%s: %d PSNs missing, want %d (out of order %d, resent %d)", c.name, f.MissingPSNs, c.missing, f.OutOfOrder, f.RetransmittedPackets)
+		for _, named := range []uint32{11, 10} { // the PSN expected (IBTA), or the one before (Soft-RoCE)
+			w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+			w.send(wireA, wireB, 0x12, send, 10, 0)
+			w.send(wireA, wireB, 0x12, send, 12, 0)
+			w.nak(named)
+			for _, psn := range c.arrive {
+				w.send(wireA, wireB, 0x12, send, psn, 0)
+			}
+			if f := reqFlow(t, w.t); f.MissingPSNs != c.missing {
+				t.Errorf("%s (NAK of %d): %d PSNs missing, want %d (out of order %d, resent %d)", c.name, named, f.MissingPSNs, c.missing, f.OutOfOrder, f.RetransmittedPackets)
+			}
 		}
 	}
 }

@@ -229,14 +229,17 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 	t.retransmit(f, psn, late, ts, pkt)
 }
 
-// onceNAKed reports whether the last NAK to f's requester named psn
-// itself, and was the only one naming it: the requester then goes back to
-// psn once, for that NAK (see noIDLateWindow). A fill of a PSN the NAK did
-// not name may belong to an earlier go-back (a timer's) that the NAK's
-// will repeat.
+// onceNAKed reports whether the last NAK to f's requester was for psn,
+// and the only one: the requester then goes back over psn once, for that
+// NAK (see noIDLateWindow). A NAK names the PSN the responder expected
+// (IBTA); Soft-RoCE names the one before it, its last acknowledged, and
+// its requester goes back from there: either is this hole's NAK. A fill
+// of a PSN further on may belong to an earlier go-back (a timer's) that
+// the NAK's will repeat.
 func onceNAKed(f *Flow, psn uint32) bool {
 	rs := &f.troubles().resend
-	return rs.nakTS != 0 && rs.nakRepeat == 1 && rs.nakPSN == psn
+	d := psnDiff(rs.nakPSN, psn)
+	return rs.nakTS != 0 && rs.nakRepeat == 1 && (d == 0 || d == 1)
 }
 
 // unmiss takes a PSN counted missing back (it came late) and the gap with
