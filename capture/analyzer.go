@@ -355,6 +355,7 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 			}
 		}
 	}
+	fs.JumboACKed = f.req.jumboACKed
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last
 	} else if f.resp.init {

@@ -101,13 +101,17 @@ type reqStream struct {
 	reads   *readSet
 	ud      *udStream // a UD flow's source QP and PSNs (datagram.go)
 
-	init        bool
-	lastOp      roce.Opcode // the last request's opcode and time (lastTS), for copies
-	first, last uint32
-	next        uint32 // highest PSN seen plus what it consumed
-	readSlack   int    // READ with unknown path MTU: next may lie up to this far ahead
-	readPSN     uint32
-	readLen     uint32
+	init   bool
+	lastOp roce.Opcode // the last request's opcode and time (lastTS), for copies
+	// msgJumbo: a request since the last one awaiting its answer carried
+	// more than a standard frame does; jumboACKed: an ACK covered such a
+	// request (FlowSummary.JumboACKed).
+	msgJumbo, jumboACKed bool
+	first, last          uint32
+	next                 uint32 // highest PSN seen plus what it consumed
+	readSlack            int    // READ with unknown path MTU: next may lie up to this far ahead
+	readPSN              uint32
+	readLen              uint32
 	// prevTS: the request before the current one.
 	prevTS, lastTS int64
 	order          sendOrder // the sender's order, from IPv4 IDs (sendorder.go)
@@ -150,8 +154,9 @@ type fillUndo struct {
 
 // outstanding is a request waiting for its ACK or first READ response.
 type outstanding struct {
-	psn uint32
-	ts  int64
+	psn   uint32
+	jumbo bool // it, or a request since the one awaited before, was larger than a standard frame carries
+	ts    int64
 }
 
 func (f *Flow) countOpcode(op roce.Opcode) {

@@ -287,6 +287,7 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 			}
 			req.rtt.add(ts - o.ts)
 		}
+		r.jumboACKed = r.jumboACKed || o.jumbo
 		t.retire(r, i)
 	})
 }

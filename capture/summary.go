@@ -205,10 +205,15 @@ type FlowSummary struct {
 	ResendsAfterACK     uint64    `json:"resends_after_ack" expr:"resends_after_ack"`
 	NAKs                NAKCounts `json:"naks" expr:"naks"`
 	LastNAKPSN          *uint32   `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	CNPs                uint64    `json:"cnps" expr:"cnps"`
-	CNPsCarried         uint64    `json:"cnps_carried" expr:"cnps_carried"`
-	ECNCE               uint64    `json:"ecn_ce" expr:"ecn_ce"`
-	ECN                 ECNCounts `json:"ecn" expr:"ecn"`
+	// JumboACKed: on a request flow, an ACK covered a request whose
+	// payload a standard 1500-byte frame cannot carry (over 1024 bytes):
+	// large packets get through. False with RTT samples (small ones were
+	// answered) and large ones resent is the MTU signature.
+	JumboACKed  bool      `json:"jumbo_acked" expr:"jumbo_acked"`
+	CNPs        uint64    `json:"cnps" expr:"cnps"`
+	CNPsCarried uint64    `json:"cnps_carried" expr:"cnps_carried"`
+	ECNCE       uint64    `json:"ecn_ce" expr:"ecn_ce"`
+	ECN         ECNCounts `json:"ecn" expr:"ecn"`
 	// DSCP is that of the flow's latest packet other than a CNP (of its
 	// CNPs when it carries nothing else): the class its requests or
 	// responses ride. VLAN and PCP are of the same packet.

@@ -299,6 +299,9 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		// Reserved or vendor opcode: counted, not interpreted.
 	case op.IsRequest():
 		f.requests++
+		if p.PayloadLen > standardPayload {
+			f.req.msgJumbo = true
+		}
 		if op.IsLast() {
 			f.messages++
 		}
@@ -322,6 +325,11 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		t.response(f, p, d.IPID, ts, pkt)
 	}
 }
+
+// standardPayload is the largest RoCE payload a standard 1500-byte
+// Ethernet frame carries: IB MTU 1024 (the next, 2048, needs a larger
+// frame). More needs jumbo frames on every hop.
+const standardPayload = 1024
 
 // psnTracked reports whether a transport's requests form one PSN stream
 // per flow. UD and RD flows mix several senders' PSN spaces.
