@@ -9,9 +9,22 @@ import (
 // whose upstream packets are upPos (in upstream order).
 func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) Observed {
 	var o Observed
-	rank := make(map[int]int, len(upPos)) // upstream position -> rank in the flow
-	for r, pos := range upPos {
-		rank[pos] = r
+	// Ranks are kept per PSN stream: a flow of a connection used both ways
+	// carries its sender's requests and its READ responses to the peer,
+	// two sequences no receiver compares with each other - a response
+	// overtaking a request is no reordering to anyone.
+	rank := make(map[int]int, len(upPos)) // upstream position -> rank in its stream
+	var streamLen [2]int
+	streamOf := func(pos int) int {
+		if isRequest(d.up[d.upIdx[pos]].Opcode) {
+			return 0
+		}
+		return 1
+	}
+	for _, pos := range upPos {
+		c := streamOf(pos)
+		rank[pos] = streamLen[c]
+		streamLen[c]++
 	}
 	// Downstream copies of this flow in arrival order.
 	var arrivals []int // downstream positions
@@ -27,13 +40,15 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	// Reordering: a delivered packet arriving after one sent later. A
 	// Fenwick tree over upstream ranks counts the later-sent ones already
 	// arrived.
-	fen := make([]int, len(upPos)+1)
-	add := func(i int) {
+	fens := [2][]int{make([]int, streamLen[0]+1), make([]int, streamLen[1]+1)}
+	add := func(c, i int) {
+		fen := fens[c]
 		for i++; i < len(fen); i += i & -i {
 			fen[i]++
 		}
 	}
-	sum := func(i int) (s int) { // arrivals with rank <= i
+	sum := func(c, i int) (s int) { // arrivals of stream c with rank <= i
+		fen := fens[c]
 		for i++; i > 0; i -= i & -i {
 			s += fen[i]
 		}
@@ -47,7 +62,7 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		}
 	}
 	maxRankSeen := 0
-	arrived := 0
+	var arrived [2]int
 	for _, dp := range arrivals {
 		o.Packets++
 		up := d.downOf[dp]
@@ -68,15 +83,15 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 			o.Resent++
 		}
 		maxRankSeen = max(maxRankSeen, rankAt[up])
-		r := rank[up]
-		if later := arrived - sum(r); later > 0 {
+		c, r := streamOf(up), rank[up]
+		if later := arrived[c] - sum(c, r); later > 0 {
 			o.OutOfOrder++
 			ft.Reordered++
 			ft.MaxOvertaken = max(ft.MaxOvertaken, uint64(later))
 			event(up, "reordered", uint64(later), d.tsDown(dp))
 		}
-		add(r)
-		arrived++
+		add(c, r)
+		arrived[c]++
 	}
 	// Holes: a packet whose first sending was lost (or corrupted), when a
 	// packet first sent after it is seen here before any copy of it.

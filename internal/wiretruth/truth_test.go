@@ -167,3 +167,48 @@ func sortByTS(p []Packet) {
 		}
 	}
 }
+
+// A connection used both ways: A's flow carries its own requests and its
+// READ responses to B. A response that overtakes a request of the same
+// flow is no reordering: the two are separate PSN streams, which no
+// receiver holds against each other. One request overtaken by another is.
+func TestReorderedWithinAStreamOnly(t *testing.T) {
+	w := &wire{t: t}
+	var bs [][]byte
+	for i := range uint32(6) {
+		w.id++
+		w.now += 1000
+		op := uint8(0x0a) // a WRITE request
+		if i%2 == 1 {
+			op = 0x10 // a READ response ONLY, the responder's PSN space
+		}
+		b := frame(1, 2, w.id, op, 7, 100+i, byte(i))
+		w.up = append(w.up, w.pkt(b, w.now))
+		bs = append(bs, b)
+	}
+	// Downstream: response 1 before request 0, response 3 before request
+	// 2 (cross-stream overtakes), and request 4 after response 5 (also),
+	// then nothing else out of order.
+	at := w.up[len(w.up)-1].TS + 10_000
+	for n, i := range []int{1, 0, 3, 2, 5, 4} {
+		w.dn = append(w.dn, w.pkt(bs[i], at+int64(n)*1000))
+	}
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Flows[0]; f.Reordered != 0 || f.Seen["b"].OutOfOrder != 0 {
+		t.Errorf("responses overtaking requests: reordered %d, out of order %d; want 0", f.Reordered, f.Seen["b"].OutOfOrder)
+	}
+	w.dn = nil
+	for n, i := range []int{0, 1, 4, 3, 2, 5} { // request 4 overtakes request 2
+		w.dn = append(w.dn, w.pkt(bs[i], at+int64(n)*1000))
+	}
+	tr, err = Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Flows[0]; f.Reordered != 1 {
+		t.Errorf("request 2 after request 4 (the responses in order): reordered %d, want 1", f.Reordered)
+	}
+}
