@@ -633,6 +633,31 @@ func hrCases() []hrCase {
 				evidence: []string{"4096-byte", "nothing came back"}}},
 		},
 		{
+			// The real fault in the lab: a hop below 2048 bytes drops the
+			// large frames, the small messages before them were answered
+			// (testdata/lab/mtu-small-large: its filters' own counts).
+			name: "small acknowledged, large never, on one connection (testdata/lab/mtu-small-large)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{{Time: hrT0, Wire: hrAnalyze(t, hrFix+"lab/mtu-small-large/veth0.pcap.gz")}}
+			},
+			ignoreFor: true,
+			fire: []hrAlert{{rule: "mtu-mismatch", objects: map[string]string{"flow": "1", "dst": "192.168.77.2"},
+				evidence: []string{"answered 200 requests", "2048-byte packets were resent", "small get through, large never"}}},
+		},
+		{
+			// Jumbo frames that do get through, some lost on the way:
+			// ACKs cover large packets, so no MTU problem.
+			name: "RoCE MTU 4096 with 1 % loss (testdata/wiretruth/m4k-loss1-write, both points)",
+			frames: func(t *testing.T) []rules.Frame {
+				return []rules.Frame{
+					{Time: hrT0, Wire: hrAnalyze(t, hrFix+"wiretruth/m4k-loss1-write/veth0.pcap.gz")},
+					{Time: hrT0.Add(time.Second), Wire: hrAnalyze(t, hrFix+"wiretruth/m4k-loss1-write/veth1.pcap.gz")},
+				}
+			},
+			ignoreFor: true,
+			quiet:     []string{"mtu-mismatch"},
+		},
+		{
 			// A black hole for every size: 1024-byte packets, which a
 			// standard MTU carries, are not an MTU problem.
 			name: "a black-holed peer (testdata/incidents/blackhole)",
