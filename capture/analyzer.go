@@ -355,7 +355,7 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 			}
 		}
 	}
-	fs.JumboACKed = f.req.jumboACKed
+	fs.JumboSent, fs.JumboACKed = f.req.jumbo&jumboSent != 0, f.req.jumbo&jumboACKed != 0
 	if f.req.init {
 		fs.FirstPSN, fs.LastPSN = f.req.first, f.req.last
 	} else if f.resp.init {

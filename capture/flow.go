@@ -90,6 +90,15 @@ type Flow struct {
 	touchIdx uint32 // its entry in the tracker's touch log
 }
 
+// Bits of reqStream.jumbo: a request larger than a standard frame
+// carries was sent; one was sent since the last request awaiting its
+// answer (that answer, cumulative, will cover it); an ACK covered one.
+const (
+	jumboSent uint8 = 1 << iota
+	jumboPending
+	jumboACKed
+)
+
 // reqStream tracks the sender's request PSNs on a flow.
 type reqStream struct {
 	// What a flow holds only while it uses it (see compact.go): open PSN
@@ -103,15 +112,14 @@ type reqStream struct {
 
 	init   bool
 	lastOp roce.Opcode // the last request's opcode and time (lastTS), for copies
-	// msgJumbo: a request since the last one awaiting its answer carried
-	// more than a standard frame does; jumboACKed: an ACK covered such a
-	// request (FlowSummary.JumboACKed).
-	msgJumbo, jumboACKed bool
-	first, last          uint32
-	next                 uint32 // highest PSN seen plus what it consumed
-	readSlack            int    // READ with unknown path MTU: next may lie up to this far ahead
-	readPSN              uint32
-	readLen              uint32
+	// jumbo: what the flow's requests larger than a standard frame
+	// carries did (jumboSent, jumboPending, jumboACKed; FlowSummary).
+	jumbo       uint8
+	first, last uint32
+	next        uint32 // highest PSN seen plus what it consumed
+	readSlack   int    // READ with unknown path MTU: next may lie up to this far ahead
+	readPSN     uint32
+	readLen     uint32
 	// prevTS: the request before the current one.
 	prevTS, lastTS int64
 	order          sendOrder // the sender's order, from IPv4 IDs (sendorder.go)

@@ -323,8 +323,8 @@ func (t *Tracker) expect(f *Flow, p *roce.Packet, ts int64) {
 		r.pending = t.newRing()
 	}
 	q := r.pending
-	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts, jumbo: r.msgJumbo}
-	r.msgJumbo = false // the ACK of this one covers the ones before
+	q.o[q.next] = outstanding{psn: p.BTH.PSN, ts: ts, jumbo: r.jumbo&jumboPending != 0}
+	r.jumbo &^= jumboPending // the answer to this one covers the ones before
 	q.valid |= 1 << q.next
 	q.next = (q.next + 1) % pendingLen
 }

@@ -287,7 +287,9 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 			}
 			req.rtt.add(ts - o.ts)
 		}
-		r.jumboACKed = r.jumboACKed || o.jumbo
+		if o.jumbo {
+			r.jumbo |= jumboACKed
+		}
 		t.retire(r, i)
 	})
 }

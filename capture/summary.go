@@ -205,10 +205,12 @@ type FlowSummary struct {
 	ResendsAfterACK     uint64    `json:"resends_after_ack" expr:"resends_after_ack"`
 	NAKs                NAKCounts `json:"naks" expr:"naks"`
 	LastNAKPSN          *uint32   `json:"last_nak_psn,omitempty" expr:"last_nak_psn"`
-	// JumboACKed: on a request flow, an ACK covered a request whose
-	// payload a standard 1500-byte frame cannot carry (over 1024 bytes):
-	// large packets get through. False with RTT samples (small ones were
-	// answered) and large ones resent is the MTU signature.
+	// JumboSent: the flow's requests include one whose payload a
+	// standard 1500-byte frame cannot carry (over 1024 bytes; READ
+	// responses do not count). JumboACKed: an ACK covered such a request:
+	// large requests get through. Sent, never acknowledged, with RTT
+	// samples (small ones were answered) and resends is the MTU signature.
+	JumboSent   bool      `json:"jumbo_sent" expr:"jumbo_sent"`
 	JumboACKed  bool      `json:"jumbo_acked" expr:"jumbo_acked"`
 	CNPs        uint64    `json:"cnps" expr:"cnps"`
 	CNPsCarried uint64    `json:"cnps_carried" expr:"cnps_carried"`

@@ -300,7 +300,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	case op.IsRequest():
 		f.requests++
 		if p.PayloadLen > standardPayload {
-			f.req.msgJumbo = true
+			f.req.jumbo |= jumboSent | jumboPending
 		}
 		if op.IsLast() {
 			f.messages++
