@@ -110,6 +110,9 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			fa.upPos = append(fa.upPos, pos)
 		}
 		fa.ft.Sent++
+		if p.ECN == 3 && p.Opcode != 0x81 { // a CNP's own codepoint is the NP's choice
+			fa.ft.CEBefore++
+		}
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
 		if !again {

@@ -70,7 +70,7 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		}
 		reordered += f.Reordered
 		dup += f.Duplicated
-		ce += f.CEMarked
+		ce += f.CEMarked + f.CEBefore
 		timer += f.Episodes.Timer
 		resent += f.Resent
 	}
@@ -83,7 +83,15 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	// ack-timeout stays right, as for loss after the point.
 	var before uint64
 	for _, s := range t.DroppedBefore {
-		before += s.Dropped
+		d := s.Dropped
+		if s.ECN { // netem counts its CE marks as drops: they reached the capture
+			for _, f := range t.Flows {
+				if f.Upstream == s.Before {
+					d -= min(d, f.CEBefore)
+				}
+			}
+		}
+		before += d
 	}
 	lost += before
 	// Lost ACKs that cost nothing (no resend): the next ACK covered them,
@@ -137,8 +145,8 @@ func NothingVisible(t *Truth, at string) bool {
 		if s.Missing+s.Duplicates+s.OutOfOrder+s.Resent+f.ACKsRepeated > 0 {
 			return false
 		}
-		if f.Downstream == at && f.CEMarked+f.Duplicated+f.Corrupted > 0 {
-			return false
+		if f.Downstream == at && f.CEMarked+f.Duplicated+f.Corrupted > 0 || f.CEBefore > 0 {
+			return false // (marks made before the first point reach both)
 		}
 	}
 	return true

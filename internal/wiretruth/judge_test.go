@@ -153,3 +153,32 @@ func TestSourceDropsAreLoss(t *testing.T) {
 		t.Errorf("drops with no resend: %v", did)
 	}
 }
+
+// netem with ecn at a sender's egress marks ECT packets CE instead of
+// dropping them, and counts the marks as drops: the marks reach both
+// points (a sender never sets CE itself), the rest were dropped.
+func TestSourceECNMarksAreNoLoss(t *testing.T) {
+	meta := `## fwd impairment (veth0 egress, A->B, before the veth0 capture): loss 20% ecn
+qdisc prio 1: root refcnt 3 bands 3 priomap 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1
+ Sent 1000 bytes 100 pkt (dropped 30, overlimits 0 requeues 0) 
+qdisc netem 10: parent 1:1 limit 1000 loss 20% ecn
+ Sent 1000 bytes 100 pkt (dropped 30, overlimits 0 requeues 0) 
+## tcpdump veth0
+`
+	drops := SourceDrops([]byte(meta))
+	if !slices.Equal(drops, []SourceDrop{{Before: "veth0", Dropped: 30, ECN: true}}) {
+		t.Fatalf("%+v", drops)
+	}
+	f := FlowTruth{Kind: "requests", Upstream: "veth0", Downstream: "veth1", CEBefore: 30,
+		Seen: map[string]Observed{"veth0": {}, "veth1": {}}}
+	tr := &Truth{Flows: []FlowTruth{f}, DroppedBefore: drops}
+	for _, at := range []string{"veth0", "veth1"} {
+		if did, _ := NetworkDid(tr, at); !slices.Equal(did, []string{"ecn-marked-no-cnp"}) || NothingVisible(tr, at) {
+			t.Errorf("at %s: %v (visible: %v), want the marks alone, visible", at, did, !NothingVisible(tr, at))
+		}
+	}
+	tr.Flows[0].CEBefore, tr.Flows[0].Resent = 26, 4 // 4 not ECT: dropped, and resent
+	if did, _ := NetworkDid(tr, "veth1"); !slices.Equal(did, []string{"packet-loss", "ecn-marked-no-cnp"}) {
+		t.Errorf("26 marked, 4 dropped: %v", did)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // SourceDrop is loss no capture can show: packets an impairment at a
@@ -17,6 +18,9 @@ type SourceDrop struct {
 	// (veth0 for A→B, veth1 for B→A).
 	Before  string `json:"before"`
 	Dropped uint64 `json:"dropped"`
+	// ECN: a netem with ecn, whose counter counts the packets it marked
+	// CE instead of dropping as drops too (netem_enqueue).
+	ECN bool `json:"ecn,omitempty"`
 }
 
 var (
@@ -49,11 +53,12 @@ func SourceDrops(meta []byte) []SourceDrop {
 	var before, kind, parent string
 	var top string // the chain top's kind
 	var lost uint64
+	var ecn bool
 	flush := func() {
 		if before != "" {
-			out = append(out, SourceDrop{Before: before, Dropped: lost})
+			out = append(out, SourceDrop{Before: before, Dropped: lost, ECN: ecn})
 		}
-		before, top, kind, lost = "", "", "", 0
+		before, top, kind, lost, ecn = "", "", "", 0, false
 	}
 	sc := bufio.NewScanner(bytes.NewReader(meta))
 	for sc.Scan() {
@@ -71,6 +76,7 @@ func SourceDrops(meta []byte) []SourceDrop {
 			if parent == "1:1" {
 				top = kind
 			}
+			ecn = ecn || kind == "netem" && strings.Contains(l+" ", " ecn ")
 		case kind == "":
 		default:
 			if m := droppedCnt.FindStringSubmatch(l); m != nil && parent == "1:1" && top == "netem" {

@@ -42,6 +42,10 @@ type FlowTruth struct {
 	Reordered    uint64 `json:"reordered"`
 	MaxOvertaken uint64 `json:"max_overtaken"`
 	CEMarked     uint64 `json:"ce_marked"`
+	// CEBefore: packets already CE-marked at the upstream point. A
+	// sender sets ECT, never CE (RFC 3168): they were marked before the
+	// first capture, at the sender's own egress.
+	CEBefore uint64 `json:"ce_before,omitempty"`
 	// Resent: packets the sender sent again (same bytes), and the runs of
 	// them: an episode starts where the sender goes back in its own order
 	// of sending, credited to what the sender received first: a NAK (PSN
