@@ -48,7 +48,7 @@ func Markdown(p *Pack) string {
 			fmt.Fprintf(&b, "\nExplains (ranks above them, lists them under it, on related objects): %s\n", strings.Join(r.Explains, ", "))
 			for _, e := range r.Explains {
 				if v := r.ExplainsShare[e]; v > 0 {
-					fmt.Fprintf(&b, "(%s only where this finding shows at least %g %% of what it shows.)\n", e, 100*v)
+					fmt.Fprintf(&b, "(%s only where this finding shows at least %g times what it shows.)\n", e, v)
 				}
 			}
 		}

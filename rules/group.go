@@ -44,8 +44,8 @@ func (p *Pack) checkExplains() error {
 			}
 		}
 		for id, v := range r.ExplainsShare {
-			if !slices.Contains(r.Explains, id) || !(v > 0 && v <= 1) {
-				errs = append(errs, fmt.Errorf("%s: rule %q: explains_share %q: %v must be in (0, 1] for a rule it explains", r.Source, r.ID, id, v))
+			if !slices.Contains(r.Explains, id) || !(v > 0) {
+				errs = append(errs, fmt.Errorf("%s: rule %q: explains_share %q: %v must be above 0 for a rule it explains", r.Source, r.ID, id, v))
 			}
 		}
 	}

@@ -89,9 +89,9 @@ type Rule struct {
 	Explains []string `yaml:"explains" json:"explains,omitempty"`
 	// ExplainsShare, optional, bounds an explanation by size: a finding
 	// of this rule explains one of the named rule only when its Magnitude
-	// is at least this share of the other's (both counting the same
-	// thing, packets; either unknown decides nothing). A cause that could
-	// account for a tenth of a symptom does not explain it.
+	// is at least this share (or multiple) of the other's (both counting
+	// packets; either unknown decides nothing). A cause that could account
+	// for a tenth of a symptom does not explain it.
 	ExplainsShare map[string]float64 `yaml:"explains_share" json:"explains_share,omitempty"`
 	// vars are Vars compiled.
 	vars map[string]program
