@@ -78,14 +78,18 @@ func TestCopyOf(t *testing.T) {
 	}
 }
 
-// ack sends B's acknowledgement of psn to A's QP.
-func (w *readWire) ack(psn uint32) {
+// ack sends B's acknowledgement of psn to A's QP; nak, B's PSN sequence
+// error NAK naming psn.
+func (w *readWire) ack(psn uint32) { w.aeth(psn, 0x1f) }
+func (w *readWire) nak(psn uint32) { w.aeth(psn, 0x60) }
+
+func (w *readWire) aeth(psn uint32, syndrome uint8) {
 	var d Decoded
 	d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
 	p := &d.RoCE
 	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
 	p.Headers |= roce.HasAETH
-	p.AETH.Syndrome = 0x1f
+	p.AETH.Syndrome = syndrome
 	w.pkt++
 	w.ts += 1000
 	w.t.Track(&d, w.ts, w.pkt)
@@ -113,19 +117,6 @@ func TestOvertakenACKIsNoRepeat(t *testing.T) {
 	if f := respFlow(t, w.t); f.RepeatedACKs != 1 {
 		t.Errorf("the latest PSN acknowledged again: %d repeats, want 1", f.RepeatedACKs)
 	}
-}
-
-// nak sends B's PSN sequence error NAK naming psn to A's QP.
-func (w *readWire) nak(psn uint32) {
-	var d Decoded
-	d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
-	p := &d.RoCE
-	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
-	p.Headers |= roce.HasAETH
-	p.AETH.Syndrome = 0x60
-	w.pkt++
-	w.ts += 1000
-	w.t.Track(&d, w.ts, w.pkt)
 }
 
 // Without IPv4 IDs (IPv6, hardware), at the receiver's side: PSN 11 is
