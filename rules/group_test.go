@@ -198,3 +198,25 @@ func TestGroupReorderingExplainsSmallLoss(t *testing.T) {
 		t.Errorf("a loss of its own:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// Corrupted answers are dropped by the requester, whose timer then fires:
+// eight atomic ACKs that failed their ICRC explain thirteen timer episodes
+// of the requests they answered (lab seed 3, s3-21); one failure does not
+// explain a hundred.
+func TestGroupCorruptAnswersExplainTimeouts(t *testing.T) {
+	p, _ := Default()
+	mag := func(f Finding, m float64) Finding { f.Magnitude = m; return f }
+	in := []Finding{
+		mag(fd("ack-timeout", Warning, false, "flow", "3", "src", "a", "dst", "b"), 13),
+		mag(fd("icrc-errors", Warning, false, "flow", "4", "src", "b", "dst", "a"), 8),
+	}
+	peers := map[int]int{3: 4, 4: 3}
+	if got, want := rulesOf(p.Group(in, GroupOptions{Peers: peers})), "icrc-errors\n  ack-timeout<icrc-errors"; got != want {
+		t.Errorf("corrupted answers:\n%s\nwant:\n%s", got, want)
+	}
+	in[0].Magnitude = 100
+	in[1].Magnitude = 1
+	if got, want := rulesOf(p.Group(in, GroupOptions{Peers: peers})), "ack-timeout\nicrc-errors"; got != want {
+		t.Errorf("one failure, a hundred timeouts:\n%s\nwant:\n%s", got, want)
+	}
+}
