@@ -141,3 +141,19 @@ func TestReadResponseSkipAfterReissue(t *testing.T) {
 		t.Errorf("a skip after the re-issue: %d gaps, %d missing; nothing was lost", f.PSNGaps, f.MissingPSNs)
 	}
 }
+
+// A READ request stands for all the PSNs of its responses: one overtaken
+// by the next READ leaves a hole of its whole range, and its own late
+// arrival closes all of it (lab seed 4, s4-12: one 128 KiB READ overtaken
+// read as 127 PSNs missing).
+func TestLateREADRequestFillsItsRange(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.read(100, 4)
+	w.read(108, 4) // overtook the READ of 104..107
+	w.read(104, 4) // which comes late
+	w.read(112, 4)
+	f := reqFlow(t, w.t)
+	if f.MissingPSNs != 0 || f.PSNGaps != 0 || f.OutOfOrder != 1 {
+		t.Errorf("a late READ: %d PSNs missing in %d gaps, %d out of order; want 0 0 1", f.MissingPSNs, f.PSNGaps, f.OutOfOrder)
+	}
+}

@@ -137,7 +137,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 		t.advanced(f)
 		t.expect(f, p, ts)
 	default:
-		t.behind(f, psn, ipID, late, ts, pkt)
+		t.behind(f, psn, n, ipID, late, ts, pkt)
 	}
 }
 
@@ -160,7 +160,11 @@ func pmtuFor(length, used int) int {
 // (the original, late: reordered, not lost) or after (a resend); without
 // them a fill counts as reordering when it comes within the reorder window
 // and no NAK or go-back-N came between.
-func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, pkt uint64) {
+//
+// A READ request stands for the n PSNs of its responses: late, it fills
+// all of them (a READ overtaken by the next leaves a hole of its whole
+// range, 128 PSNs for 128 KiB at MTU 1024, that its own arrival closes).
+func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts int64, pkt uint64) {
 	r := &f.req
 	if i := r.holes.find(psn); i >= 0 {
 		h := r.holes.h[i]
@@ -177,12 +181,14 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 				f.troubled().outOfOrder++
 			}
 			whole := t.unmiss(f, r.holes, h.gap)
+			rest := t.fillRange(f, psn, n, true)
 			if !byID {
-				f.troubled().resend.undo = fillUndo{active: true, psn: psn, gap: h.gap, whole: whole}
+				f.troubled().resend.undo = fillUndo{active: true, psn: psn, gap: h.gap, whole: whole, rest: rest}
 			}
 			t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 			return
 		}
+		t.fillRange(f, psn, n, false)
 		switch {
 		case byID:
 			r.holes.noteRefill(psn, &h, 0)
@@ -219,14 +225,44 @@ func (t *Tracker) behind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, 
 	if tr := f.trouble; tr != nil && tr.resend.undo.active && psnDiff(tr.resend.undo.psn, psn) > 0 {
 		u := &tr.resend.undo
 		tr.outOfOrder--
-		tr.missing++
-		if r.holes.remiss(u.gap) {
-			tr.gaps++
+		for range 1 + u.rest {
+			tr.missing++
+			if r.holes.remiss(u.gap) {
+				tr.gaps++
+			}
 		}
 		u.active = false
 		t.retransmit(f, u.psn, false, ts, pkt)
 	}
 	t.retransmit(f, psn, late, ts, pkt)
+}
+
+// fillRange fills the PSNs after psn that a READ request of n stands
+// for, where holes hold them, taking them back from missing when the
+// request came late (reorder); it returns how many it took back.
+func (t *Tracker) fillRange(f *Flow, psn uint32, n int, reorder bool) (taken int) {
+	s := f.req.holes
+	for k := 1; k < n && s != nil && s.n > 0; k++ {
+		p := psnAdd(psn, k)
+		i := s.find(p)
+		if i < 0 {
+			continue
+		}
+		gap := s.h[i].gap
+		s.fill(i, p)
+		if !reorder {
+			continue
+		}
+		was, whole := s.unmiss(gap)
+		if was {
+			f.troubled().missing--
+			taken++
+		}
+		if whole {
+			f.troubled().gaps--
+		}
+	}
+	return taken
 }
 
 // onceNAKed reports whether the last NAK to f's requester was for psn,
