@@ -158,7 +158,7 @@ type fillUndo struct {
 	psn    uint32
 	gap    uint32
 	whole  bool // the fill took the whole gap back
-	rest   int  // more PSNs a late READ request took back with it
+	rest   int  // more PSNs a late READ request took back with it (from the same hole: the READ it overtook skipped them at once)
 }
 
 // outstanding is a request waiting for its ACK or first READ response.

@@ -296,9 +296,9 @@ func beforeCapture(w io.Writer, runs []runResult) {
 	}
 	fmt.Fprintln(w, "#### Faults before the capture point: what the qdisc counted vs the truth")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "A fault on the sender's own egress acts before both capture points: the two-point truth")
-	fmt.Fprintln(w, "(between veth0 and veth1) cannot see what it did, and labels these runs by their effects only")
-	fmt.Fprintln(w, "(e.g. resends with nothing lost between the captures). The qdisc's counters (tc -s) show it.")
+	fmt.Fprintln(w, "A fault on the sender's own egress acts before both capture points: the byte matching")
+	fmt.Fprintln(w, "(between veth0 and veth1) cannot see what it did. The qdisc's counters (tc -s) can: the judge")
+	fmt.Fprintln(w, "counts the drops the transport lost as loss (wiretruth.SourceDrops), and the truth below includes them.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| run | qdisc before the capture (tc -s) | truth between the captures |")
 	fmt.Fprintln(w, "|---|---|---|")
