@@ -12,6 +12,7 @@ type readWire struct {
 	t   *Tracker
 	pkt uint64
 	ts  int64
+	id  uint16 // the next packet's IPv4 identification (0: none)
 }
 
 var (
@@ -22,6 +23,7 @@ var (
 func (w *readWire) send(src, dst [16]byte, qp uint32, op roce.Opcode, psn uint32, dmaLen uint32) {
 	var d Decoded
 	d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = src, dst, true, EncapRoCEv2, 100
+	d.IPID = w.id
 	p := &d.RoCE
 	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = op, qp, psn
 	switch {
@@ -155,5 +157,27 @@ func TestLateREADRequestFillsItsRange(t *testing.T) {
 	f := reqFlow(t, w.t)
 	if f.MissingPSNs != 0 || f.PSNGaps != 0 || f.OutOfOrder != 1 {
 		t.Errorf("a late READ: %d PSNs missing in %d gaps, %d out of order; want 0 0 1", f.MissingPSNs, f.PSNGaps, f.OutOfOrder)
+	}
+}
+
+// A READ request overtaken by the next, resent after the NAK, and then
+// arriving late itself (its IPv4 ID is before the one that skipped it):
+// its resend filled the whole range, and the late original takes all of
+// it back from missing, not only its first PSN (lab seed 5, s5-30: 18
+// gaps "left" of 7 PSNs each where nothing was lost).
+func TestLateREADOriginalAfterItsResend(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.id = 10
+	w.read(100, 8)
+	w.id = 12
+	w.read(116, 8) // skips the READ of 108..115 (ID 11)
+	w.id = 13
+	w.read(108, 8) // the requester's resend after the NAK
+	w.id = 11
+	w.read(108, 8) // the original, late
+	f := reqFlow(t, w.t)
+	if f.MissingPSNs != 0 || f.PSNGaps != 0 || f.OutOfOrder != 1 {
+		t.Errorf("a late READ after its resend: %d PSNs missing in %d gaps, %d out of order; want 0 0 1",
+			f.MissingPSNs, f.PSNGaps, f.OutOfOrder)
 	}
 }

@@ -216,7 +216,13 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts 
 		if !late {
 			f.troubled().outOfOrder++
 		}
-		t.unmiss(f, r.holes, gap)
+		// A READ request stands for its n response PSNs: its resend
+		// filled them all, and the original takes them all back.
+		for range n {
+			if taken, _ := t.unmissOne(f, r.holes, gap); !taken {
+				break
+			}
+		}
 		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 		return
 	}
@@ -281,14 +287,20 @@ func onceNAKed(f *Flow, psn uint32) bool {
 // unmiss takes a PSN counted missing back (it came late) and the gap with
 // it once all of the gap's PSNs have come.
 func (t *Tracker) unmiss(f *Flow, s *holeSet, gap uint32) (whole bool) {
-	taken, whole := s.unmiss(gap)
+	_, whole = t.unmissOne(f, s, gap)
+	return whole
+}
+
+// unmissOne is unmiss that also says whether the gap still counted a PSN.
+func (t *Tracker) unmissOne(f *Flow, s *holeSet, gap uint32) (taken, whole bool) {
+	taken, whole = s.unmiss(gap)
 	if taken {
 		f.troubled().missing--
 	}
 	if whole {
 		f.troubled().gaps--
 	}
-	return whole
+	return taken, whole
 }
 
 // retransmit counts a resend. A new go-back-N episode starts when the
