@@ -32,9 +32,27 @@ func (t *Tracker) datagram(f *Flow, p *roce.Packet) {
 	if u.srcQP != p.DETH.SrcQP {
 		*u = udStream{srcQP: p.DETH.SrcQP}
 	}
+	if f.peer == nil {
+		t.pairDatagrams(f, u.srcQP)
+	}
 	if u.seen.has(p.BTH.PSN) {
 		f.troubled().duplicates++
 		return
 	}
 	u.seen.mark(p.BTH.PSN)
+}
+
+// pairDatagrams makes f and the UD flow coming back to its source QP
+// peers when that flow's datagrams come from f's destination QP: the two
+// QPs talk to each other, as a connection's two directions do. A CNP to
+// the sender's QP then counts against f (cnp), and a rule can see what
+// the capture holds of the way back. A UD QP may talk to many; only a
+// pair that answers each other is linked, the first one found.
+func (t *Tracker) pairDatagrams(f *Flow, srcQP uint32) {
+	k := flowKey{src: f.key.dst, dst: f.key.src, qp: srcQP}
+	r := t.flows.get(&k, t.flows.hash(&k))
+	if r == nil || r.peer != nil || r.req.ud == nil || r.req.ud.srcQP != f.key.qp {
+		return
+	}
+	f.peer, r.peer = r, f
 }
