@@ -38,6 +38,58 @@ type flowAcc struct {
 	kinds    map[string]bool
 	lastRank int // first-sending rank of the previous upstream packet
 	reads    []readAsk
+	// The upstream IPv4 packets' identifications (beforeUp): the keys
+	// seen and when, and the highest ID of the requests and of the READ
+	// responses.
+	keys map[uint64]int64
+	ids  [2]idHigh
+}
+
+// idHigh is the highest IPv4 identification seen in a stream, and when.
+type idHigh struct {
+	seen bool
+	max  uint16
+	ts   int64
+}
+
+// idHorizon: how long an IPv4 identification is compared with a flow's
+// highest (ns). Linux numbers a sender's packets to one destination from
+// one 16-bit counter; Soft-RoCE sends at most some 10^5 packets a second,
+// so the counter takes over 300 ms to come round, and 100 ms keeps every
+// comparison within half of it.
+const idHorizon = int64(100e6)
+
+// beforeUp notes an upstream IPv4 packet's identification and counts what
+// it shows was done before the upstream capture: a copy (an ID and bytes
+// seen before) or a packet built before one already seen (reordered). It
+// reports a copy.
+func (fa *flowAcc) beforeUp(p *Packet) (copyBefore bool) {
+	if p.IPID == 0 {
+		return false
+	}
+	if fa.keys == nil {
+		fa.keys = map[uint64]int64{}
+	}
+	if ts, ok := fa.keys[p.Key]; ok && p.TS-ts <= idHorizon {
+		fa.ft.DuplicatedBefore++
+		return true
+	}
+	fa.keys[p.Key] = p.TS
+	if !tracked(p.Opcode) {
+		return false // ACKs and datagrams: no order to keep (as observeDown)
+	}
+	// Requests and READ responses are separate PSN streams, built by
+	// separate tasks: only an inversion within one is reordering.
+	s := &fa.ids[0]
+	if !isRequest(p.Opcode) {
+		s = &fa.ids[1]
+	}
+	if s.seen && p.TS-s.ts <= idHorizon && int16(p.IPID-s.max) < 0 {
+		fa.ft.ReorderedBefore++
+		return false
+	}
+	*s = idHigh{seen: true, max: p.IPID, ts: p.TS}
+	return false
 }
 
 // reissues finds the newest earlier READ whose response PSNs hold psn.
@@ -113,6 +165,10 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		if p.ECN == 3 && p.Opcode != 0x81 { // a CNP's own codepoint is the NP's choice
 			fa.ft.CEBefore++
 		}
+		if p.BadICRC {
+			fa.ft.CorruptedBefore++
+		}
+		copyBefore := fa.beforeUp(p)
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
 		if !again {
@@ -132,6 +188,8 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			}
 		}
 		switch {
+		case copyBefore:
+			// A copy made before the capture: not the sender going back.
 		case again && p.Opcode&0x1f == 0x11 && !isRequest(p.Opcode):
 			// An ACK sent again answers a request received again; it
 			// is counted apart from resent data.
@@ -150,7 +208,9 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 				}
 			}
 		}
-		fa.lastRank = rank
+		if !copyBefore {
+			fa.lastRank = rank
+		}
 		rankAt[pos] = rank
 		switch d.upFate[pos] {
 		case Lost:

@@ -45,11 +45,16 @@ func LoadRun(path string) (*Run, error) {
 // receiver drops a frame whose ICRC fails, so to the transport it is
 // lost; where the corrupted copy itself reaches the capture point, its
 // failing ICRC is there to see, and icrc-errors names the cause of that
-// loss. Where every loss lies after the capture point and no NAK followed
-// (a lost READ request or response, or a lost last packet), the capture
-// sees only the requester's timer fire: ack-timeout names what it can
-// see; so it does for answers that came late. Nothing here reads the spec: the labels are the truth's alone
-// (with the qdisc counters of impairments no capture precedes).
+// loss. Where no loss leaves a hole the capture point can see and no NAK
+// followed (a loss after the point; a lost READ request or response, or a
+// lost last packet; a lost ACK, which no stream of PSNs shows, wherever it
+// was lost), the capture sees only the requester's timer fire: ack-timeout
+// names what it can see; so it does for answers that came late. What a sender's own egress
+// did before the first capture point and that capture shows (CE marks,
+// failing ICRCs, copies, packets built earlier arriving later) counts as
+// done by the network, seen at both points. Nothing here reads the spec:
+// the labels are the truth's alone (with the qdisc counters of
+// impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, resent uint64
 	lossAfter, corruptHere := true, false
@@ -57,19 +62,19 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		if f.Kind == "cnp" {
 			continue
 		}
-		if f.Lost+f.Corrupted > 0 && f.Upstream != at {
-			lossAfter = false
+		if f.Seen[at].Missing > 0 {
+			lossAfter = false // a hole here: the loss is there to see
 		}
-		if f.Corrupted > 0 && f.Downstream == at {
-			corruptHere = true
+		if f.Corrupted > 0 && f.Downstream == at || f.CorruptedBefore > 0 {
+			corruptHere = true // (corrupted before the first point: both see it)
 		}
 		naks += f.Episodes.NAK
-		lost += f.Lost + f.Corrupted
+		lost += f.Lost + f.Corrupted + f.CorruptedBefore
 		if f.Kind != "acks" {
-			lostReq += f.Lost + f.Corrupted
+			lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
 		}
-		reordered += f.Reordered
-		dup += f.Duplicated
+		reordered += f.Reordered + f.ReorderedBefore
+		dup += f.Duplicated + f.DuplicatedBefore
 		ce += f.CEMarked + f.CEBefore
 		timer += f.Episodes.Timer
 		resent += f.Resent
@@ -126,6 +131,13 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		did = append(did, "late-acks", "ack-timeout")
 	}
 	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
+	var cb, db, rb uint64
+	for _, f := range t.Flows {
+		cb, db, rb = cb+f.CorruptedBefore, db+f.DuplicatedBefore, rb+f.ReorderedBefore
+	}
+	if cb+db+rb > 0 {
+		why += fmt.Sprintf(" (before the first capture: %d corrupted, %d copied, %d reordered)", cb, db, rb)
+	}
 	if before > 0 {
 		why += fmt.Sprintf(" (%d of the lost dropped before a capture point, by its qdisc)", before)
 	}
@@ -145,8 +157,9 @@ func NothingVisible(t *Truth, at string) bool {
 		if s.Missing+s.Duplicates+s.OutOfOrder+s.Resent+f.ACKsRepeated > 0 {
 			return false
 		}
-		if f.Downstream == at && f.CEMarked+f.Duplicated+f.Corrupted > 0 || f.CEBefore > 0 {
-			return false // (marks made before the first point reach both)
+		if f.Downstream == at && f.CEMarked+f.Duplicated+f.Corrupted > 0 ||
+			f.CEBefore+f.CorruptedBefore+f.DuplicatedBefore+f.ReorderedBefore > 0 {
+			return false // (what was done before the first point reaches both)
 		}
 	}
 	return true

@@ -18,8 +18,10 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 		{"loss with a NAK", func(f *FlowTruth) { f.Lost, f.Resent, f.Episodes.NAK = 2, 5, 1 }, "veth0", []string{"packet-loss"}},
 		{"tail loss after the point, timer only", func(f *FlowTruth) { f.Lost, f.Resent, f.Episodes.Timer = 1, 1, 1 }, "veth0",
 			[]string{"packet-loss", "ack-timeout"}},
-		{"the same loss seen downstream", func(f *FlowTruth) { f.Lost, f.Resent, f.Episodes.Timer = 1, 1, 1 }, "veth1",
-			[]string{"packet-loss"}},
+		{"a loss whose hole shows downstream", func(f *FlowTruth) {
+			f.Lost, f.Resent, f.Episodes.Timer = 1, 1, 1
+			f.Seen = map[string]Observed{"veth0": {}, "veth1": {Missing: 1}}
+		}, "veth1", []string{"packet-loss"}},
 		{"timer with nothing lost", func(f *FlowTruth) { f.Resent, f.Episodes.Timer = 3, 1 }, "veth0", []string{"late-acks", "ack-timeout"}},
 		{"reordered and copied", func(f *FlowTruth) { f.Reordered, f.Duplicated = 4, 1 }, "veth1",
 			[]string{"packet-reordering", "packet-duplication"}},
@@ -41,6 +43,14 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 	ack := FlowTruth{Kind: "acks", Upstream: "veth1", Lost: 1}
 	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack}}, "veth0"); len(did) != 0 {
 		t.Errorf("a free lost ACK: %v", did)
+	}
+	// One that cost a timer resend: where the ACK should have arrived, no
+	// hole shows it (ACKs are no PSN stream), only the timer.
+	timer := req
+	timer.Resent, timer.Episodes.Timer = 1, 1
+	want := []string{"packet-loss", "ack-timeout"}
+	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack, timer}}, "veth0"); !slices.Equal(did, want) {
+		t.Errorf("a lost ACK and the timer's resend, at the requester: %v, want %v", did, want)
 	}
 }
 

@@ -25,6 +25,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
 // roceV2Port is the IANA UDP destination port of RoCEv2.
@@ -32,14 +34,18 @@ const roceV2Port = 4791
 
 // Packet is one captured RoCEv2 frame.
 type Packet struct {
-	TS      int64 // capture time, ns since the epoch
-	Len     int   // length on the wire
-	Src     netip.Addr
-	Dst     netip.Addr
-	DstQP   uint32
-	Opcode  uint8
-	PSN     uint32
-	ECN     uint8 // the IP ECN codepoint (3: CE)
+	TS     int64 // capture time, ns since the epoch
+	Len    int   // length on the wire
+	Src    netip.Addr
+	Dst    netip.Addr
+	DstQP  uint32
+	Opcode uint8
+	PSN    uint32
+	ECN    uint8  // the IP ECN codepoint (3: CE)
+	IPID   uint16 // IPv4 identification; 0 for IPv6
+	// BadICRC: the ICRC the packet carries is not the one its bytes give
+	// (IBTA annex A17): it was corrupted before this capture point.
+	BadICRC bool
 	AETH    uint8 // the AETH syndrome byte of an acknowledgement, else 0
 	HasAETH bool  // the opcode carries an AETH
 	// ReadLen is a READ request's DMA length; MiddlePayload a MIDDLE
@@ -136,6 +142,7 @@ func parse(b []byte) (Packet, bool) {
 			return p, false
 		}
 		p.ECN = l3[1] & 3
+		p.IPID = binary.BigEndian.Uint16(l3[4:6])
 		p.Src, _ = netip.AddrFromSlice(l3[12:16])
 		p.Dst, _ = netip.AddrFromSlice(l3[16:20])
 		norm[1] &^= 3             // ECN: a marking switch rewrites it
@@ -156,6 +163,7 @@ func parse(b []byte) (Packet, bool) {
 	if len(udp) < 8+12 || binary.BigEndian.Uint16(udp[2:4]) != roceV2Port {
 		return p, false
 	}
+	p.BadICRC = !icrcOK(l3[:len(l3)-len(udp)], udp)
 	bth := udp[8:]
 	p.Opcode = bth[0]
 	p.DstQP = uint32(bth[5])<<16 | uint32(bth[6])<<8 | uint32(bth[7])
@@ -220,4 +228,19 @@ func isRequest(op uint8) bool {
 		return false
 	}
 	return true
+}
+
+// icrcOK checks the ICRC at the end of a RoCEv2 datagram (the UDP length
+// excludes Ethernet padding); ip is the IPv4 or IPv6 header.
+func icrcOK(ip, udp []byte) bool {
+	n := int(binary.BigEndian.Uint16(udp[4:6]))
+	if n < 8+roce.BTHLen+4 || n > len(udp) {
+		return false
+	}
+	ib := udp[8 : n-4]
+	want := binary.LittleEndian.Uint32(udp[n-4 : n])
+	if ip[0]>>4 == 4 {
+		return roce.ICRCv4(ip, udp[:8], ib) == want
+	}
+	return roce.ICRCv6(ip, udp[:8], ib) == want
 }

@@ -3,12 +3,14 @@ package wiretruth
 import (
 	"encoding/binary"
 	"reflect"
+	"slices"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
 // frame builds an Ethernet/IPv4/UDP 4791/BTH frame with a 64-byte
-// payload and a 4-byte ICRC stand-in that depends on the IP
-// identification, as a real ICRC does.
+// payload and its ICRC (which covers the IP identification).
 func frame(src, dst byte, id uint16, op uint8, qp, psn uint32, payload byte) []byte {
 	b := make([]byte, 14+20+8+12+64+4)
 	binary.BigEndian.PutUint16(b[12:], 0x0800)
@@ -24,6 +26,7 @@ func frame(src, dst byte, id uint16, op uint8, qp, psn uint32, payload byte) []b
 	udp := ip[20:]
 	binary.BigEndian.PutUint16(udp[0:], 50000)
 	binary.BigEndian.PutUint16(udp[2:], 4791)
+	binary.BigEndian.PutUint16(udp[4:], uint16(len(udp)))
 	bth := udp[8:]
 	bth[0] = op
 	bth[5], bth[6], bth[7] = byte(qp>>16), byte(qp>>8), byte(qp)
@@ -31,7 +34,14 @@ func frame(src, dst byte, id uint16, op uint8, qp, psn uint32, payload byte) []b
 	for i := 12; i < 12+64; i++ {
 		bth[i] = payload
 	}
-	binary.BigEndian.PutUint32(bth[12+64:], uint32(id)*2654435761)
+	return seal(b)
+}
+
+// seal writes the ICRC of an Ethernet/IPv4 frame built by frame.
+func seal(b []byte) []byte {
+	ip := b[14:]
+	n := len(ip) - 20 - 8 - 4
+	binary.LittleEndian.PutUint32(ip[len(ip)-4:], roce.ICRCv4(ip[:20], ip[20:28], ip[28:28+n]))
 	return b
 }
 
@@ -71,6 +81,7 @@ func (w *wire) nak(psn uint32) {
 	w.now += 1000
 	b := frame(2, 1, 900+w.id, 0x11, 3, psn, 0)
 	b[14+20+8+12] = 0x60 // AETH syndrome: NAK, PSN sequence error
+	seal(b)
 	w.dn = append(w.dn, w.pkt(b, w.now))
 	w.now += 10_000
 	w.up = append(w.up, w.pkt(b, w.now))
@@ -210,5 +221,47 @@ func TestReorderedWithinAStreamOnly(t *testing.T) {
 	}
 	if f := tr.Flows[0]; f.Reordered != 1 {
 		t.Errorf("request 2 after request 4 (the responses in order): reordered %d, want 1", f.Reordered)
+	}
+}
+
+// What the sender's own egress did before the first capture shows in that
+// capture: a failing ICRC, a second copy with the same IPv4
+// identification, a request built before one already seen. Both points
+// see it, and the judge names it at both.
+func TestBeforeTheFirstCapture(t *testing.T) {
+	w := &wire{t: t}
+	var bs [][]byte
+	for psn := range uint32(6) {
+		w.id++
+		bs = append(bs, frame(1, 2, w.id, 0x0a, 7, psn, byte(psn)))
+	}
+	bad := append([]byte(nil), bs[1]...)
+	bad[14+20+8+12+5] ^= 0x04 // a bit flipped in the payload
+	// Upstream order: 0, 1 (corrupted), 3, 2 (built before 3), 4, 4 (a
+	// copy: same ID), 5; the same downstream.
+	for _, b := range [][]byte{bs[0], bad, bs[3], bs[2], bs[4], bs[4], bs[5]} {
+		w.now += 1000
+		w.up = append(w.up, w.pkt(b, w.now))
+		w.deliver(b, 0)
+	}
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := tr.Flows[0]
+	if f.CorruptedBefore != 1 || f.DuplicatedBefore != 1 || f.ReorderedBefore != 1 || f.Resent != 0 {
+		t.Errorf("before the capture: corrupted %d, copied %d, reordered %d, resent %d; want 1, 1, 1, 0",
+			f.CorruptedBefore, f.DuplicatedBefore, f.ReorderedBefore, f.Resent)
+	}
+	for _, at := range []string{"a", "b"} {
+		did, why := NetworkDid(tr, at)
+		for _, want := range []string{"packet-loss", "icrc-errors", "packet-reordering", "packet-duplication"} {
+			if !slices.Contains(did, want) {
+				t.Errorf("at %s: network did %v (%s), want %s among them", at, did, why, want)
+			}
+		}
+		if NothingVisible(tr, at) {
+			t.Errorf("at %s: nothing visible, but the capture holds all three", at)
+		}
 	}
 }

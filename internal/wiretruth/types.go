@@ -46,6 +46,21 @@ type FlowTruth struct {
 	// sender sets ECT, never CE (RFC 3168): they were marked before the
 	// first capture, at the sender's own egress.
 	CEBefore uint64 `json:"ce_before,omitempty"`
+	// What a sender's own egress did before the first capture, where the
+	// upstream capture itself shows it (like CEBefore, both points see
+	// it; the matching between them cannot):
+	//   - CorruptedBefore: packets whose ICRC already fails upstream; the
+	//     receiver drops them, so to the transport they are lost.
+	//   - DuplicatedBefore: second copies of an IPv4 packet with the same
+	//     identification (a sender builds a resend afresh, with a new
+	//     one); with IPv6 or ID 0 a copy and a resend look alike, and
+	//     count as resends.
+	//   - ReorderedBefore: IPv4 packets of the flow that crossed the
+	//     upstream point after one built later (a higher identification:
+	//     the sender numbers its packets as it builds them).
+	CorruptedBefore  uint64 `json:"corrupted_before,omitempty"`
+	DuplicatedBefore uint64 `json:"duplicated_before,omitempty"`
+	ReorderedBefore  uint64 `json:"reordered_before,omitempty"`
 	// Resent: packets the sender sent again (same bytes), and the runs of
 	// them: an episode starts where the sender goes back in its own order
 	// of sending, credited to what the sender received first: a NAK (PSN
