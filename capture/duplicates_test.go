@@ -149,3 +149,25 @@ func TestNoIDLateOriginalAfterNAK(t *testing.T) {
 		}
 	}
 }
+
+// A request whose ICRC fails may carry a damaged PSN: one far ahead of
+// the stream opens no gap (seed 5's s5-06 counted 16,777,240 PSNs
+// missing from one flipped bit), while one at the PSN expected still
+// takes its place, as the two-point truth counts a damaged copy seen.
+func TestCorruptPSNAheadOpensNoGap(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	send := roce.Opcode(roce.OpSendOnly)
+	for psn := uint32(10); psn < 20; psn++ {
+		w.bad = psn == 13 || psn == 16
+		p := psn
+		if psn == 13 {
+			p = psn | 1<<22 // a flipped PSN bit
+		}
+		w.send(wireA, wireB, 0x12, send, p, 0)
+	}
+	f := reqFlow(t, w.t)
+	if f.PSNGaps != 1 || f.MissingPSNs != 1 || f.ICRCErrors != 2 {
+		t.Errorf("a damaged PSN and a damaged packet in place: %d gaps, %d missing, %d ICRC errors; want 1 1 2",
+			f.PSNGaps, f.MissingPSNs, f.ICRCErrors)
+	}
+}

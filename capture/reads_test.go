@@ -13,6 +13,7 @@ type readWire struct {
 	pkt uint64
 	ts  int64
 	id  uint16 // the next packet's IPv4 identification (0: none)
+	bad bool   // the next packet's ICRC fails
 }
 
 var (
@@ -24,6 +25,9 @@ func (w *readWire) send(src, dst [16]byte, qp uint32, op roce.Opcode, psn uint32
 	var d Decoded
 	d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = src, dst, true, EncapRoCEv2, 100
 	d.IPID = w.id
+	if w.bad {
+		d.ICRC = ICRCBad
+	}
 	p := &d.RoCE
 	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = op, qp, psn
 	switch {

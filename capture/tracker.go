@@ -291,6 +291,15 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	}
 	t.recent.add(PacketLine{Packet: pkt, TS: ts, FlowID: f.id, Opcode: op, PSN: p.BTH.PSN, AckReq: p.BTH.AckReq,
 		Syndrome: syn, Length: uint16(min(d.WireLen, 65535)), ECN: d.ECN, ICRC: d.ICRC})
+	if d.ICRC == ICRCBad && corruptAhead(f, p) {
+		// Its header may be what was corrupted: a flipped PSN bit would
+		// open a gap of 2^k PSNs, or make every PSN after it a resend.
+		// A damaged packet ahead of its stream is counted above and
+		// followed no further; one at the PSN expected or behind it
+		// fills what it fills (it reached this point, damaged, as the
+		// truth of a capture counts it; the receiver drops it).
+		return
+	}
 	tr := op.Transport()
 	switch {
 	case op.IsCNP():
@@ -335,4 +344,17 @@ const standardPayload = 1024
 // per flow. UD and RD flows mix several senders' PSN spaces.
 func psnTracked(tr roce.Transport) bool {
 	return tr == roce.TransportRC || tr == roce.TransportXRC || tr == roce.TransportUC
+}
+
+// corruptAhead reports whether a packet (one whose ICRC failed) carries a
+// PSN past what its stream expects next.
+func corruptAhead(f *Flow, p *roce.Packet) bool {
+	op := p.BTH.Opcode
+	switch {
+	case op.IsRequest():
+		return f.req.init && psnDiff(f.req.next, p.BTH.PSN) > 0
+	case op.IsResponse():
+		return f.resp.init && psnDiff(f.resp.highest, p.BTH.PSN) > 1
+	}
+	return false
 }

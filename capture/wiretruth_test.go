@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/capture/roce"
+
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/rdmatop/rdmatop/internal/wiretruth"
@@ -183,11 +185,26 @@ func zeroIPIDs(t *testing.T, in, out string) {
 				sum = sum&0xffff + sum>>16
 			}
 			binary.BigEndian.PutUint16(ip[10:], ^uint16(sum))
+			sealICRC(b, ci.CaptureLength == ci.Length)
 		}
 		if err := w.WritePacket(ci, b); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// sealICRC writes the ICRC of a whole untagged IPv4 RoCEv2 frame, which
+// covers the IP identification: a NIC that sends ID 0 computes it so.
+func sealICRC(b []byte, whole bool) {
+	if !whole || len(b) < 14+20+8+roce.BTHLen+4 || binary.BigEndian.Uint16(b[36:]) != 4791 {
+		return
+	}
+	ip, udp := b[14:34], b[34:]
+	n := int(binary.BigEndian.Uint16(udp[4:]))
+	if n < 8+roce.BTHLen+4 || n > len(udp) {
+		return
+	}
+	binary.LittleEndian.PutUint32(udp[n-4:], roce.ICRCv4(ip, udp[:8], udp[8:n-4]))
 }
 
 // faultOf names a run's impairment and workload from its spec line
