@@ -1170,3 +1170,34 @@ func TestRNRNAKWithoutReceives(t *testing.T) {
 		}
 	}
 }
+
+// late-acks says nothing was lost: most timer episodes proven late (the
+// responder undid them), or every measured answer slower than the
+// requester's wait. One undone episode among many, with answers that
+// mostly come fast, is a lost ACK's pattern as well (seed 4's s4-38).
+func TestLateACKsNeedsMostEpisodesOrSlowAnswers(t *testing.T) {
+	p := wirePack(t)
+	for _, c := range []struct {
+		name           string
+		undone         uint64
+		rttMin, rttP50 float64
+		want           bool
+	}{
+		{"1 of 100 undone, answers fast", 1, 40, 60, false},
+		{"60 of 100 undone, answers fast", 60, 40, 60, true},
+		{"1 of 100 undone, every answer slower than the wait", 1, 100_000, 104_000, true},
+		{"none undone, every answer slower", 0, 100_000, 104_000, false},
+	} {
+		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: wRxeA, Dst: wRxeB, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 5000, Requests: 5000, GoBackN: 100, TimerEpisodes: 100, RetransmittedPackets: 500,
+			UndoneTimerEpisodes: c.undone, TimerWaitUs: 65_000,
+			RTTus: capture.RTT{Samples: 50, Min: c.rttMin, P50: c.rttP50, P99: c.rttP50, Max: c.rttP50}}
+		ack := capture.FlowSummary{ID: 2, PeerID: 1, Src: wRxeB, Dst: wRxeA, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 4000, Responses: 4000, ACKs: 4000}
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, ack}}})
+		got := len(wFired(res.Findings)["late-acks"]) > 0
+		if got != c.want {
+			t.Errorf("%s: late-acks fired %v, want %v", c.name, got, c.want)
+		}
+	}
+}
