@@ -38,32 +38,31 @@ type flowAcc struct {
 	kinds    map[string]bool
 	lastRank int // first-sending rank of the previous upstream packet
 	reads    []readAsk
-	// The upstream IPv4 packets' identifications (beforeUp): the keys
-	// seen and when, and the highest ID of the requests and of the READ
-	// responses.
+	// The upstream IPv4 packets seen and when (copyBefore), and the
+	// highest PSN first sent of the requests and of the READ responses
+	// (firstSent).
 	keys map[uint64]int64
-	ids  [2]idHigh
+	high [2]psnHigh
 }
 
-// idHigh is the highest IPv4 identification seen in a stream, and when.
-type idHigh struct {
+// psnHigh is the highest PSN first sent in a stream.
+type psnHigh struct {
 	seen bool
-	max  uint16
-	ts   int64
+	psn  uint32
 }
 
-// idHorizon: how long an IPv4 identification is compared with a flow's
-// highest (ns). Linux numbers a sender's packets to one destination from
-// one 16-bit counter; Soft-RoCE sends at most some 10^5 packets a second,
-// so the counter takes over 300 ms to come round, and 100 ms keeps every
-// comparison within half of it.
+// idHorizon: how long an IPv4 identification is compared (ns). Linux
+// numbers a sender's packets to one destination from one 16-bit counter;
+// Soft-RoCE sends at most some 10^5 packets a second, so the counter
+// takes over 300 ms to come round, and 100 ms keeps a copy's ID from
+// being taken for a new packet's.
 const idHorizon = int64(100e6)
 
-// beforeUp notes an upstream IPv4 packet's identification and counts what
-// it shows was done before the upstream capture: a copy (an ID and bytes
-// seen before) or a packet built before one already seen (reordered). It
-// reports a copy.
-func (fa *flowAcc) beforeUp(p *Packet) (copyBefore bool) {
+// copyBefore notes an upstream IPv4 packet's identification and reports
+// whether the same packet, ID and all, was seen before: a copy made before
+// the upstream capture (a sender builds a resend afresh, with a new ID).
+// With IPv6 or ID 0 a copy and a resend look alike: not counted.
+func (fa *flowAcc) copyBefore(p *Packet) bool {
 	if p.IPID == 0 {
 		return false
 	}
@@ -75,21 +74,27 @@ func (fa *flowAcc) beforeUp(p *Packet) (copyBefore bool) {
 		return true
 	}
 	fa.keys[p.Key] = p.TS
-	if !tracked(p.Opcode) {
-		return false // ACKs and datagrams: no order to keep (as observeDown)
-	}
-	// Requests and READ responses are separate PSN streams, built by
-	// separate tasks: only an inversion within one is reordering.
-	s := &fa.ids[0]
-	if !isRequest(p.Opcode) {
-		s = &fa.ids[1]
-	}
-	if s.seen && p.TS-s.ts <= idHorizon && int16(p.IPID-s.max) < 0 {
-		fa.ft.ReorderedBefore++
-		return false
-	}
-	*s = idHigh{seen: true, max: p.IPID, ts: p.TS}
 	return false
+}
+
+// firstSent notes the first sending of a packet of a tracked PSN stream
+// (content not seen before) and counts it reordered before the upstream
+// capture when its PSN is behind another first sending's: a sender
+// numbers new packets in order (IBTA 9.7.1), and requests and READ
+// responses are separate streams.
+func (fa *flowAcc) firstSent(p *Packet) {
+	if !tracked(p.Opcode) {
+		return // ACKs and datagrams: no order to keep (as observeDown)
+	}
+	s := &fa.high[0]
+	if !isRequest(p.Opcode) {
+		s = &fa.high[1]
+	}
+	if s.seen && int32((p.PSN-s.psn)<<8) < 0 {
+		fa.ft.ReorderedBefore++
+		return
+	}
+	*s = psnHigh{seen: true, psn: p.PSN}
 }
 
 // reissues finds the newest earlier READ whose response PSNs hold psn.
@@ -168,7 +173,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		if p.BadICRC {
 			fa.ft.CorruptedBefore++
 		}
-		copyBefore := fa.beforeUp(p)
+		copyBefore := fa.copyBefore(p)
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
 		if !again {
@@ -186,6 +191,9 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 					fa.reads = fa.reads[1:]
 				}
 			}
+		}
+		if !again && !p.BadICRC { // (a damaged header's PSN says nothing)
+			fa.firstSent(p)
 		}
 		switch {
 		case copyBefore:

@@ -265,3 +265,25 @@ func TestBeforeTheFirstCapture(t *testing.T) {
 		}
 	}
 }
+
+// Without IPv4 IDs (IPv6, or a NIC that sends 0) a first sending behind
+// another still shows the reordering; a copy then looks like a resend.
+func TestReorderedBeforeWithoutIDs(t *testing.T) {
+	w := &wire{t: t}
+	var bs [][]byte
+	for psn := range uint32(5) {
+		bs = append(bs, frame(1, 2, 0, 0x0a, 7, psn, byte(psn)))
+	}
+	for _, b := range [][]byte{bs[0], bs[2], bs[1], bs[3], bs[4]} {
+		w.now += 1000
+		w.up = append(w.up, w.pkt(b, w.now))
+		w.deliver(b, 0)
+	}
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := tr.Flows[0]; f.ReorderedBefore != 1 || f.DuplicatedBefore != 0 {
+		t.Errorf("ID 0: reordered before %d, copied before %d; want 1, 0", f.ReorderedBefore, f.DuplicatedBefore)
+	}
+}

@@ -55,9 +55,9 @@ type FlowTruth struct {
 	//     identification (a sender builds a resend afresh, with a new
 	//     one); with IPv6 or ID 0 a copy and a resend look alike, and
 	//     count as resends.
-	//   - ReorderedBefore: IPv4 packets of the flow that crossed the
-	//     upstream point after one built later (a higher identification:
-	//     the sender numbers its packets as it builds them).
+	//   - ReorderedBefore: first sendings of a tracked PSN stream that
+	//     crossed the upstream point after one with a later PSN (a sender
+	//     numbers new packets in order; a resend has the same bytes).
 	CorruptedBefore  uint64 `json:"corrupted_before,omitempty"`
 	DuplicatedBefore uint64 `json:"duplicated_before,omitempty"`
 	ReorderedBefore  uint64 `json:"reordered_before,omitempty"`
