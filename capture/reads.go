@@ -238,4 +238,7 @@ func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts
 		return
 	}
 	f.troubled().retrans++ // the responder sent this response again
+	if req := f.peer; req != nil {
+		undoNAKEpisode(req, psn)
+	}
 }

@@ -185,3 +185,35 @@ func TestLateREADOriginalAfterItsResend(t *testing.T) {
 			f.MissingPSNs, f.PSNGaps, f.OutOfOrder)
 	}
 }
+
+// A READ the responder NAKed (it saw the next one first) and then answered
+// twice - once for the original, which came late, once for the resend -
+// undoes the NAK episode: reordered after the capture, not lost (seed 4's
+// s4-12, seen from the requester).
+func TestREADAnsweredTwiceUndoesItsNAK(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.read(100, 4)
+	w.read(104, 4)
+	var nak Decoded
+	nak.Src, nak.Dst, nak.IPv4, nak.Encap, nak.WireLen = wireB, wireA, true, EncapRoCEv2, 60
+	nak.RoCE.BTH.Opcode, nak.RoCE.BTH.DestQP, nak.RoCE.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, 100
+	nak.RoCE.Headers |= roce.HasAETH
+	nak.RoCE.AETH.Syndrome = 0x60 // NAK, PSN sequence error
+	w.pkt++
+	w.ts += 1000
+	w.t.Track(&nak, w.ts, w.pkt)
+	w.read(100, 4) // go back N
+	w.read(104, 4)
+	for range 2 { // the late original's answer, then the resend's
+		for psn := uint32(100); psn < 104; psn++ {
+			w.response(100, 4, psn)
+		}
+	}
+	for psn := uint32(104); psn < 108; psn++ {
+		w.response(104, 4, psn)
+	}
+	f := reqFlow(t, w.t)
+	if f.GoBackN != 1 || f.UndoneNAKEpisodes != 1 {
+		t.Errorf("a READ answered twice after its NAK: %d episodes, %d undone; want 1 1", f.GoBackN, f.UndoneNAKEpisodes)
+	}
+}

@@ -228,10 +228,17 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 	if req == nil {
 		return
 	}
-	// A NAK episode: the responder had the PSN it NAKed when the resend
-	// came. (Not for a timer episode: after a lost ACK the requester
-	// resends its whole window, and every resend after the first is a
-	// duplicate too; see lateAnswer.)
+	undoNAKEpisode(req, psn)
+}
+
+// undoNAKEpisode closes req's open NAK episode as not needed when the
+// responder shows it had the PSN it NAKed when the resend came: it
+// acknowledged again a PSN at or after the one the requester went back
+// to, or answered a READ there twice (the original, late, and the
+// resend; a READ the responder never got it answers once). Not for a
+// timer episode: after a lost ACK the requester resends its whole window,
+// and every resend after the first is a duplicate too (see lateAnswer).
+func undoNAKEpisode(req *Flow, psn uint32) {
 	if tr := req.trouble; tr != nil {
 		if e := &tr.resend.episode; e.open && !e.timer && psnDiff(e.psn, psn) >= 0 {
 			e.open = false
