@@ -172,6 +172,8 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		}
 		if p.BadICRC {
 			fa.ft.CorruptedBefore++
+		} else if p.HasAETH && p.AETH>>5 == 1 {
+			fa.ft.RNRNAKs++
 		}
 		copyBefore := fa.copyBefore(p)
 		fa.kinds[kindOf(p.Opcode)] = true

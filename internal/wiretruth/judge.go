@@ -56,7 +56,7 @@ func LoadRun(path string) (*Run, error) {
 // the labels are the truth's alone (with the qdisc counters of
 // impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
-	var lost, lostReq, reordered, dup, ce, timer, naks, resent uint64
+	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent uint64
 	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
@@ -69,6 +69,7 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 			corruptHere = true // (corrupted before the first point: both see it)
 		}
 		naks += f.Episodes.NAK
+		rnr += f.Episodes.RNR + f.RNRNAKs
 		lost += f.Lost + f.Corrupted + f.CorruptedBefore
 		if f.Kind != "acks" {
 			lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
@@ -98,10 +99,13 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		}
 		before += d
 	}
+	ackLost := lost - lostReq
 	lost += before
-	// Lost ACKs that cost nothing (no resend): the next ACK covered them,
-	// and neither end can see they were lost.
-	if lost > 0 && (lostReq > 0 || resent > 0) {
+	// A lost ACK costs a resend only through the requester's timer: ACKs
+	// are cumulative (the next covers it), and a NAK or RNR NAK asks for
+	// its own resends. Lost ACKs with no timer episode cost nothing, and
+	// neither end can see they were lost.
+	if lostReq > 0 || (before > 0 && resent > 0) || (ackLost > 0 && timer > 0) {
 		did = append(did, "packet-loss")
 		if lossAfter && naks == 0 && timer > 0 {
 			did = append(did, "ack-timeout")
@@ -118,6 +122,12 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	}
 	if ce > 0 {
 		did = append(did, "ecn-marked-no-cnp")
+	}
+	// RNR NAKs on the wire (the responder had no receive ready, or, on
+	// Soft-RoCE, could not send a READ response yet): not the network's
+	// doing, but what the capture holds; a finding that names it is right.
+	if rnr > 0 {
+		did = append(did, "rnr-nak", "rnr-nak-no-receive")
 	}
 	// Timer resends with nothing lost: the answers came late. At the
 	// responder's side a late answer and one lost after it look alike;

@@ -192,3 +192,15 @@ qdisc netem 10: parent 1:1 limit 1000 loss 20% ecn
 		t.Errorf("26 marked, 4 dropped: %v", did)
 	}
 }
+
+// RNR NAKs on the wire are named; lost ACKs whose only resends an RNR NAK
+// asked for cost nothing (no timer fired), so they are no loss.
+func TestRNRNAKsAndFreeLostACKs(t *testing.T) {
+	req := FlowTruth{Kind: "requests", Upstream: "veth0", Downstream: "veth1", Resent: 12,
+		Episodes: EpisodeCount{RNR: 12}, Seen: map[string]Observed{"veth0": {Resent: 12}, "veth1": {Resent: 12}}}
+	ack := FlowTruth{Kind: "acks", Upstream: "veth1", Downstream: "veth0", Lost: 71}
+	did, why := NetworkDid(&Truth{Flows: []FlowTruth{req, ack}}, "veth0")
+	if want := []string{"rnr-nak", "rnr-nak-no-receive"}; !slices.Equal(did, want) {
+		t.Errorf("RNR resends and free lost ACKs: %v (%s), want %v", did, why, want)
+	}
+}

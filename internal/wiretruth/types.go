@@ -70,8 +70,12 @@ type FlowTruth struct {
 	Episodes EpisodeCount `json:"resend_episodes"`
 	// ACKsRepeated: acknowledgements sent again with the same content (a
 	// responder answers a duplicate request with the same ACK).
-	ACKsRepeated uint64     `json:"acks_repeated"`
-	DelayNs      DelayStats `json:"delay_ns"`
+	ACKsRepeated uint64 `json:"acks_repeated"`
+	// RNRNAKs: RNR NAKs the flow carried (its sender had no receive ready
+	// for the peer's SEND, or Soft-RoCE could not send a READ response
+	// yet), as they left their sender.
+	RNRNAKs uint64     `json:"rnr_naks,omitempty"`
+	DelayNs DelayStats `json:"delay_ns"`
 	// Seen: what can be seen at each capture point, by its name.
 	Seen map[string]Observed `json:"seen"`
 }
