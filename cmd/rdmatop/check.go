@@ -137,7 +137,8 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			// A recording cut short says nothing of what came after the
 			// cut (the recorder was killed, or the file truncated on its
 			// way): what it holds is analysed, but it is no clean bill.
-			res.Unknown = fmt.Sprintf("the recording ends inside %s (the recorder was killed, or the file was cut): what it holds up to there is analysed, nothing after", t.CutAt())
+			res.Incomplete = fmt.Sprintf("the recording ends inside %s (the recorder was killed, or the file was cut): what it holds up to there is analysed, nothing after", t.CutAt())
+			res.Unknown = res.Incomplete
 		}
 	}
 	if oneLine {
@@ -175,10 +176,16 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 	if n > 1 {
 		notes = append(notes, fmt.Sprintf("+%d more", n-1))
 	}
+	if res.Incomplete != "" {
+		notes = append(notes, "recording cut short: nothing after it is known")
+	}
 	if len(notes) > 0 {
 		line += " (" + strings.Join(notes, ", ") + ")"
 	}
 	fmt.Fprintln(cmd.OutOrStdout(), line+hung)
+	if res.Incomplete != "" {
+		return exitCode(exitUsage)
+	}
 	return exitCode(exitFindings)
 }
 
@@ -256,6 +263,12 @@ func printCheck(cmd *cobra.Command, res checkResult, asJSON bool) error {
 		if res.Host != nil {
 			writeQoS(cmd.OutOrStdout(), &res.Host.Config, nil)
 		}
+		if res.Incomplete != "" && len(res.Findings) > 0 {
+			fmt.Fprintln(cmd.OutOrStdout(), "\nINCOMPLETE: "+termtext.Sanitize(res.Incomplete))
+		}
+	}
+	if res.Incomplete != "" {
+		return exitCode(exitUsage) // a truncated input (docs/cli.md), findings or not
 	}
 	if rules.AtLeastWarning(res.Findings) {
 		return exitCode(exitFindings)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // Nothing to look at is never a clean bill of health: a host without RDMA
@@ -147,5 +149,41 @@ func TestFlagCompletion(t *testing.T) {
 		if !strings.Contains(out, tc.want) || !strings.HasSuffix(out, ":4\n") { // 4: ShellCompDirectiveNoFileComp
 			t.Errorf("rdmatop %s: %q", strings.Join(tc.args, " "), out)
 		}
+	}
+}
+
+// A recording cut where findings are already in it (issue 33: the first
+// 150,000 bytes of the pipeline incident's .pcapng.gz) still shows them,
+// says where it ends, and exits 2 as any truncated input: check (text,
+// --json, --oneline) and replay --report alike.
+func TestTruncatedRecordingWithFindingsExits2(t *testing.T) {
+	whole, err := os.ReadFile("../../testdata/lab/pipeline/incident.pcapng.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.pcapng.gz")
+	if err := os.WriteFile(cut, whole[:150_000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCLI(t, "check", cut)
+	if code != exitUsage || !strings.Contains(out, "[packet-loss]") || !strings.Contains(out, "INCOMPLETE: the recording ends inside block") ||
+		!strings.Contains(out, "byte offset") {
+		t.Errorf("check: exit %d, want 2 with the findings and INCOMPLETE naming the byte offset:\n%s", code, out)
+	}
+	out, _, code = runCLI(t, "check", "--json", cut)
+	var doc struct {
+		Incomplete string          `json:"incomplete"`
+		Findings   []rules.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || code != exitUsage || doc.Incomplete == "" || len(doc.Findings) == 0 {
+		t.Errorf("check --json: exit %d, incomplete %q, %d findings (%v)", code, doc.Incomplete, len(doc.Findings), err)
+	}
+	out, _, code = runCLI(t, "check", "--oneline", cut)
+	if code != exitUsage || !strings.Contains(out, "recording cut short") {
+		t.Errorf("check --oneline: exit %d, %q", code, out)
+	}
+	out, _, code = runCLI(t, "replay", "--report", cut)
+	if code != exitUsage || !strings.Contains(out, "the recording ends inside block") {
+		t.Errorf("replay --report: exit %d, want 2 and where it ends", code)
 	}
 }

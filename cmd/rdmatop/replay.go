@@ -240,6 +240,11 @@ func replayBundle(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 	if res.Err != nil {
 		return usageError{res.Err}
 	}
+	if tape.Truncated() {
+		// Analysed up to the cut and shown above; still a truncated
+		// input (docs/cli.md): exit 2.
+		return exitCode(exitUsage)
+	}
 	return nil
 }
 
@@ -282,7 +287,7 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 	fmt.Fprintf(w, "bundle   %s %s, recorded %s by %s, every %s, %d ticks (format version %d)\n", termtext.Sanitize(h.Host.Hostname),
 		termtext.Sanitize(h.Host.Kernel), h.Created.Format("2006-01-02 15:04:05Z07:00"), termtext.Sanitize(h.Tool), h.Interval, b.ticks, h.Version)
 	if tape.Truncated() {
-		fmt.Fprintln(w, "note     the last tick was cut short (the recorder was killed); it is left out")
+		fmt.Fprintf(w, "note     the recording ends inside %s (the recorder was killed, or the file was cut): its last tick is left out, and nothing after it is known\n", termtext.Sanitize(tape.CutAt()))
 	}
 	if b.last != nil {
 		fmt.Fprintln(w, "\nports (last tick)")

@@ -26,6 +26,9 @@ type checkResult struct {
 	// Unknown, live: why nothing could be checked (no RDMA device, -i or
 	// -d naming none); the verdict is then UNKNOWN, exit 2.
 	Unknown string `json:"unknown,omitempty"`
+	// Incomplete, a recording cut short: where it ends. What it holds is
+	// judged (the findings), nothing after the cut; the exit status is 2.
+	Incomplete string `json:"incomplete,omitempty"`
 	// Timing, a recording: how its live run kept time, when a tick
 	// started late or intervals were lost (the host's samples overran).
 	Timing *tickTiming `json:"timing,omitempty"`

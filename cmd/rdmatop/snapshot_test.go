@@ -100,8 +100,8 @@ func TestRecordAndReplayBundle(t *testing.T) {
 	cut := filepath.Join(dir, "cut.bundle")
 	os.WriteFile(cut, raw[:len(raw)-100], 0o644)
 	js, _, code = runCLI(t, "replay", cut, "--json")
-	if code != 0 || !strings.Contains(js, `"truncated": true`) {
-		t.Errorf("cut bundle: exit %d", code)
+	if code != exitUsage || !strings.Contains(js, `"truncated": true`) {
+		t.Errorf("cut bundle: exit %d, want 2 (a truncated input) with what it holds", code)
 	}
 	txt, _, code := runCLI(t, "replay", out)
 	if code != 0 || !strings.Contains(txt, "mlx5_0/1 eth0") {
