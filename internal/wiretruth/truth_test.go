@@ -239,15 +239,7 @@ func TestBeforeTheFirstCapture(t *testing.T) {
 	bad[14+20+8+12+5] ^= 0x04 // a bit flipped in the payload
 	// Upstream order: 0, 1 (corrupted), 3, 2 (built before 3), 4, 4 (a
 	// copy: same ID), 5; the same downstream.
-	for _, b := range [][]byte{bs[0], bad, bs[3], bs[2], bs[4], bs[4], bs[5]} {
-		w.now += 1000
-		w.up = append(w.up, w.pkt(b, w.now))
-		w.deliver(b, 0)
-	}
-	tr, err := Analyze("a", w.up, "b", w.dn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := w.sameBothSides(bs[0], bad, bs[3], bs[2], bs[4], bs[4], bs[5])
 	f := tr.Flows[0]
 	if f.CorruptedBefore != 1 || f.DuplicatedBefore != 1 || f.ReorderedBefore != 1 || f.Resent != 0 {
 		t.Errorf("before the capture: corrupted %d, copied %d, reordered %d, resent %d; want 1, 1, 1, 0",
@@ -274,16 +266,23 @@ func TestReorderedBeforeWithoutIDs(t *testing.T) {
 	for psn := range uint32(5) {
 		bs = append(bs, frame(1, 2, 0, 0x0a, 7, psn, byte(psn)))
 	}
-	for _, b := range [][]byte{bs[0], bs[2], bs[1], bs[3], bs[4]} {
+	tr := w.sameBothSides(bs[0], bs[2], bs[1], bs[3], bs[4])
+	if f := tr.Flows[0]; f.ReorderedBefore != 1 || f.DuplicatedBefore != 0 {
+		t.Errorf("ID 0: reordered before %d, copied before %d; want 1, 0", f.ReorderedBefore, f.DuplicatedBefore)
+	}
+}
+
+// sameBothSides puts frames upstream 1 µs apart, each delivered unchanged
+// downstream, and returns the truth of the two.
+func (w *wire) sameBothSides(frames ...[]byte) *Truth {
+	for _, b := range frames {
 		w.now += 1000
 		w.up = append(w.up, w.pkt(b, w.now))
 		w.deliver(b, 0)
 	}
 	tr, err := Analyze("a", w.up, "b", w.dn)
 	if err != nil {
-		t.Fatal(err)
+		w.t.Fatal(err)
 	}
-	if f := tr.Flows[0]; f.ReorderedBefore != 1 || f.DuplicatedBefore != 0 {
-		t.Errorf("ID 0: reordered before %d, copied before %d; want 1, 0", f.ReorderedBefore, f.DuplicatedBefore)
-	}
+	return tr
 }
