@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/roce"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -124,14 +125,17 @@ func TableOf(c *probes.Config, w *capture.Summary) Table {
 	return t
 }
 
-// roleOf is what a flow carries: requests, else READ responses beyond
-// its ACKs, else ACKs.
+// roleOf is what a flow carries: requests, else READ responses (by their
+// opcodes: a WRITE's responder sends NAKs, RNR NAKs and copied ACKs too,
+// responses that are no positive ACK and no READ data), else ACKs.
 func roleOf(f *capture.FlowSummary) string {
-	switch {
-	case f.Requests > 0:
+	if f.Requests > 0 {
 		return RoleRequests
-	case f.Responses > f.ACKs:
-		return RoleReadResponses
+	}
+	for _, o := range f.Opcodes {
+		if o.Packets > 0 && roce.Opcode(o.Opcode).IsReadResponse() {
+			return RoleReadResponses
+		}
 	}
 	return RoleACKs
 }

@@ -110,3 +110,35 @@ func TestAgree(t *testing.T) {
 		t.Errorf("pcp trust, untagged: %d %v", p, ok)
 	}
 }
+
+// A WRITE connection's responder sends NAKs and, on a copying path, ACKs
+// twice: responses that are no positive ACK. They are still ACKs, not
+// READ responses (issue 33: the QoS table called them "read responses");
+// a READ's responder is one.
+func TestRoleByOpcode(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want string // the role of the flow without requests
+	}{
+		{"loss5-write/veth0.pcap.gz", RoleACKs},     // NAKs
+		{"dup10-ack-write/veth0.pcap.gz", RoleACKs}, // copied ACKs
+		{"clean-read16/veth0.pcap.gz", RoleReadResponses},
+	} {
+		w, err := capture.AnalyzeFile("../testdata/wiretruth/"+c.file, capture.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range w.Flows {
+			f := &w.Flows[i]
+			if f.Requests > 0 || f.Transport == "CNP" {
+				continue
+			}
+			if f.Responses <= f.ACKs && c.want == RoleACKs {
+				t.Errorf("%s: flow %d has no response beyond its ACKs: the case tests nothing", c.file, f.ID)
+			}
+			if got := roleOf(f); got != c.want {
+				t.Errorf("%s: flow %d (%d responses, %d ACKs): role %q, want %q", c.file, f.ID, f.Responses, f.ACKs, got, c.want)
+			}
+		}
+	}
+}
