@@ -49,14 +49,15 @@ func LoadRun(path string) (*Run, error) {
 // followed (a loss after the point; a lost READ request or response, or a
 // lost last packet; a lost ACK, which no stream of PSNs shows, wherever it
 // was lost), the capture sees only the requester's timer fire: ack-timeout
-// names what it can see; so it does for answers that came late. What a sender's own egress
-// did before the first capture point and that capture shows (CE marks,
-// failing ICRCs, copies, packets built earlier arriving later) counts as
-// done by the network, seen at both points. Nothing here reads the spec:
-// the labels are the truth's alone (with the qdisc counters of
-// impairments no capture precedes).
+// names what it can see; so it does for answers that came late. What a
+// sender's own egress did before the first capture point and that capture
+// shows (CE marks, failing ICRCs, copies, packets built earlier arriving
+// later) counts as done by the network, seen at both points. Nothing here
+// reads the spec: the labels are the truth's alone (with the qdisc
+// counters of impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent uint64
+	var cb, db, rb uint64 // corrupted, copied, reordered before the first point
 	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
@@ -74,6 +75,7 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		if f.Kind != "acks" {
 			lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
 		}
+		cb, db, rb = cb+f.CorruptedBefore, db+f.DuplicatedBefore, rb+f.ReorderedBefore
 		reordered += f.Reordered + f.ReorderedBefore
 		dup += f.Duplicated + f.DuplicatedBefore
 		ce += f.CEMarked + f.CEBefore
@@ -141,10 +143,6 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		did = append(did, "late-acks", "ack-timeout")
 	}
 	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
-	var cb, db, rb uint64
-	for _, f := range t.Flows {
-		cb, db, rb = cb+f.CorruptedBefore, db+f.DuplicatedBefore, rb+f.ReorderedBefore
-	}
 	if cb+db+rb > 0 {
 		why += fmt.Sprintf(" (before the first capture: %d corrupted, %d copied, %d reordered)", cb, db, rb)
 	}
