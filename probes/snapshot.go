@@ -6,7 +6,7 @@ import "time"
 // against the previous sample. It is the JSON of `rdmatop --once --json`;
 // field names are a stable contract: add, never rename.
 type Snapshot struct {
-	Time     time.Time `json:"time" expr:"time"`
+	Time     time.Time `json:"time,omitzero" expr:"time"`
 	Interval float64   `json:"interval_s" expr:"interval_s"` // seconds since the previous sample; 0 on the first
 	Host     HostInfo  `json:"host" expr:"host"`
 	Devices  []Device  `json:"devices" expr:"devices"`
@@ -143,14 +143,19 @@ const (
 
 // Event is something that happened between two samples.
 type Event struct {
-	Time     time.Time `json:"time" expr:"time"`
+	Time     time.Time `json:"time,omitzero" expr:"time"`
 	Source   string    `json:"source" expr:"source"` // qp, port, device, gid, kmsg
 	Kind     string    `json:"kind" expr:"kind"`     // qp_state, qp_created, port_state, link_downed, ...
 	Severity Severity  `json:"severity" expr:"severity"`
 	Device   string    `json:"device,omitempty" expr:"device"`
-	Port     int       `json:"port,omitempty" expr:"port"`
-	QPN      *uint32   `json:"qpn,omitempty" expr:"qpn"`
-	Detail   string    `json:"detail" expr:"detail"`
+	// PCI and Netdev: the PCI address and netdev a kernel log line names
+	// besides its Device (the most specific of them), so that a command
+	// about the event can name the very function it came from.
+	PCI    string  `json:"pci,omitempty" expr:"pci"`
+	Netdev string  `json:"netdev,omitempty" expr:"netdev"`
+	Port   int     `json:"port,omitempty" expr:"port"`
+	QPN    *uint32 `json:"qpn,omitempty" expr:"qpn"`
+	Detail string  `json:"detail" expr:"detail"`
 	// NCCL is what an NCCL log line said (source nccl), parsed.
 	NCCL *NCCLError `json:"nccl,omitempty" expr:"nccl"`
 }

@@ -67,6 +67,21 @@ func renderCommands(lines []string, objs, vars map[string]string) []string {
 	return out
 }
 
+// varObjects: the object key a var's value names, when the object itself
+// does not (a host-scope finding about one NIC of the host).
+var varObjects = map[string]string{"PCI_ADDR": "pci", "DEV": "device", "NETDEV": "netdev", "IFACE": "netdev"}
+
+// nameByVars adds to a finding's objects what its vars found out about
+// the object the evidence is about (the NIC a kernel log line names),
+// without overriding what the object says itself.
+func nameByVars(objs, vars map[string]string) {
+	for ph, v := range vars {
+		if k, ok := varObjects[ph]; ok && v != "" && objs[k] == "" {
+			objs[k] = v
+		}
+	}
+}
+
 // varValues computes r's vars on o (nil without any): each a string, or
 // left out when it yields anything else or fails.
 func (e *Engine) varValues(r *Rule, o *object) map[string]string {

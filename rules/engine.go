@@ -216,6 +216,7 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		}
 		objs := o.keys()
 		vars := e.varValues(r, o)
+		nameByVars(objs, vars)
 		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause,
 			Confirm: renderCommands(r.Confirm, objs, vars), Fix: renderCommands(r.Fix, objs, vars), Docs: r.Docs,
 			Objects: objs, FirstSeen: now}

@@ -13,8 +13,8 @@ type Finding struct {
 	Fix       []string          `json:"fix"`
 	Docs      []string          `json:"docs"`
 	Objects   map[string]string `json:"objects"`
-	FirstSeen time.Time         `json:"first_seen"`
-	LastSeen  time.Time         `json:"last_seen"`
+	FirstSeen time.Time         `json:"first_seen,omitzero"`
+	LastSeen  time.Time         `json:"last_seen,omitzero"`
 	// Resolved is set once the condition cleared; the finding is kept so
 	// that a replay or a check of a recording reports what happened.
 	Resolved bool `json:"resolved,omitempty"`

@@ -745,7 +745,7 @@ func hrCases() []hrCase {
 				return hrFrames(s...)
 			},
 			ignoreFor: true,
-			fire: []hrAlert{{rule: "nic-hardware-event", objects: map[string]string{},
+			fire: []hrAlert{{rule: "nic-hardware-event", objects: map[string]string{"pci": "0000:5c:00.0"},
 				evidence: []string{"[pcie_power 0000:5c:00.0 2024-12-01 14:54:40]", "insufficient power on the PCIe slot (27W)"}}},
 		},
 		{

@@ -260,3 +260,48 @@ func TestCommandsNameThePCIAddress(t *testing.T) {
 		}
 	}
 }
+
+// A host with two cards, one healthy ("sufficient power (75W)", booted
+// first) and one not (testdata/sosreport): the commands and the objects
+// name the card the problem line is about, and a saved output with no
+// clock gives no first_seen rather than year 1.
+func TestHardwareFindingNamesItsCard(t *testing.T) {
+	dirs, err := filepath.Glob("../../testdata/sosreport/sosreport-*")
+	if err != nil || len(dirs) != 1 {
+		t.Fatalf("sosreport fixture: %v %v", dirs, err)
+	}
+	out, _, code := runCLI(t, "check", "--json", dirs[0])
+	if code != 1 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	var doc struct {
+		Findings []struct {
+			Rule    string            `json:"rule"`
+			Confirm []string          `json:"confirm"`
+			Objects map[string]string `json:"objects"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range doc.Findings {
+		if f.Rule != "nic-hardware-event" {
+			continue
+		}
+		found = true
+		if f.Objects["pci"] != "0000:5c:00.0" {
+			t.Errorf("objects %v, want pci 0000:5c:00.0 (the card with insufficient power)", f.Objects)
+		}
+		cmds := strings.Join(f.Confirm, "\n")
+		if !strings.Contains(cmds, "lspci -vvv -s 0000:5c:00.0 ") || strings.Contains(cmds, "0004:01:00.0") {
+			t.Errorf("confirm names another card than 0000:5c:00.0:\n%s", cmds)
+		}
+	}
+	if !found {
+		t.Fatalf("no nic-hardware-event in:\n%s", out)
+	}
+	if strings.Contains(out, "0001-01-01") {
+		t.Errorf("a time of year 1 in the JSON:\n%s", out)
+	}
+}

@@ -131,6 +131,8 @@ func (e Event) Snapshot(boot time.Time) probes.Event {
 		Kind:     string(e.Kind),
 		Severity: e.Severity,
 		Device:   e.Device(),
+		PCI:      e.PCI,
+		Netdev:   e.Netdev,
 		Detail:   e.Meaning + ": " + e.Message,
 	}
 	if e.Usec != nil && !boot.IsZero() {
