@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -136,15 +137,19 @@ func TestPhasesFireTheirRules(t *testing.T) {
 				continue
 			}
 			// Rates exist from the episode's first tick (its counters moved
-			// since the tick before), so each variant fires after exactly
-			// its `for`.
+			// since the tick before): each variant's condition holds from
+			// then (its first seen) and it fires after exactly its `for`.
 			for _, f := range fs[ph.Last].Findings {
 				if f.Rule != rule || f.Resolved {
 					continue
 				}
 				wait := forOf[rule+"|"+scopeOf(&f)]
-				if want := tickTime(ph.First).Add(wait); !f.FirstSeen.Equal(want) {
-					t.Errorf("%s on %v first seen %s, want %s (for %s)", rule, f.Objects, f.FirstSeen, want, wait)
+				if want := tickTime(ph.First); !f.FirstSeen.Equal(want) {
+					t.Errorf("%s on %v first seen %s, want %s", rule, f.Objects, f.FirstSeen, want)
+				}
+				fires := ph.First + int(wait/Interval)
+				if fires > 0 && activeOn(fs[fires-1], &f) || !activeOn(fs[fires], &f) {
+					t.Errorf("%s on %v: not firing from tick %d exactly (for %s)", rule, f.Objects, fires, wait)
 				}
 			}
 			if last.Evidence == "" || strings.Contains(last.Evidence, "unavailable") {
@@ -365,4 +370,44 @@ func TestDemoConsistent(t *testing.T) {
 	if !slices.Equal(netdevs, []string{"eth0", "eth1"}) {
 		t.Errorf("DCB listed for %v, want eth0 and eth1 once each", netdevs)
 	}
+}
+
+// In every frame of the story, a finding's cause shares an object with it
+// (and says which) and began no later than a tick after it: the loss on
+// QP 0x0001a4 does not explain QP 0x0001a5 going to ERR ten seconds
+// before it.
+func TestExplanationsComeFirst(t *testing.T) {
+	checked := 0
+	for _, f := range defaultFrames(t) {
+		for _, s := range f.Findings {
+			c := s.ExplainedBy
+			if c == nil {
+				continue
+			}
+			checked++
+			i := slices.IndexFunc(f.Findings, func(x rules.Finding) bool {
+				return x.Rule == c.Rule && maps.Equal(x.Objects, c.Objects)
+			})
+			switch {
+			case i < 0:
+				t.Errorf("tick %d: %s %v explained by %s %v, not among the findings", f.Seq, s.Rule, s.Objects, c.Rule, c.Objects)
+			case c.Via == "":
+				t.Errorf("tick %d: %s %v explained by %s with nothing in common said", f.Seq, s.Rule, s.Objects, c.Rule)
+			case f.Findings[i].FirstSeen.After(s.FirstSeen.Add(Interval)):
+				t.Errorf("tick %d: %s %v (since %s) explained by %s %v, which began at %s", f.Seq, s.Rule, s.Objects,
+					s.FirstSeen.Format(time.TimeOnly), c.Rule, c.Objects, f.Findings[i].FirstSeen.Format(time.TimeOnly))
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no explanation in the whole story")
+	}
+}
+
+// activeOn reports whether frame fr has f's finding (same rule, same
+// objects) active.
+func activeOn(fr monitor.Frame, f *rules.Finding) bool {
+	return slices.ContainsFunc(fr.Findings, func(x rules.Finding) bool {
+		return x.Rule == f.Rule && !x.Resolved && maps.Equal(x.Objects, f.Objects)
+	})
 }

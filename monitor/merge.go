@@ -15,8 +15,9 @@ import (
 // the capture's flows from one evaluation of the whole capture (they do
 // not depend on where the timeline was cut), each seen from the start of
 // the first tick that showed it (a tick is judged at its end; tick is its
-// length) to the end of the last, or over its flow's first and last
-// packet when no single tick showed it. A finding about the host alone
+// length) to the end of the last, or, when no single tick showed it, from
+// its flow's first trouble (the earliest anomaly kept for it) to its last
+// packet. A finding about the host alone
 // (no object: the capture's own, such as capture-incomplete) that holds on
 // the whole capture too takes the whole capture's evidence, which counts
 // everything (the time its link was down, all the frames it lost), not
@@ -41,6 +42,7 @@ func mergeFindings(ticks, whole []rules.Finding, w *capture.Summary, tick time.D
 		}
 		out = append(out, f)
 	}
+	var trouble map[int]time.Time
 	for _, f := range whole {
 		if _, flow := f.Objects["flow"]; !flow {
 			continue
@@ -49,15 +51,42 @@ func mergeFindings(ticks, whole []rules.Finding, w *capture.Summary, tick time.D
 		fl := flowByID(w, f.Objects["flow"])
 		if t, ok := seen[findingKey(&f)]; ok {
 			f.FirstSeen, f.LastSeen = t.FirstSeen.Add(-tick), t.LastSeen
+			f.Occurrences, f.LatestSince = t.Occurrences, t.LatestSince
 			if fl != nil {
 				f.FirstSeen = later(f.FirstSeen, parseTS(fl.FirstTS))
 			}
 		} else if fl != nil {
-			f.FirstSeen, f.LastSeen = parseTS(fl.FirstTS), parseTS(fl.LastTS)
+			if trouble == nil {
+				trouble = firstTrouble(w)
+			}
+			f.FirstSeen, f.LastSeen = later(parseTS(fl.FirstTS), trouble[fl.ID]), parseTS(fl.LastTS)
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// firstTrouble maps each flow to its earliest anomaly the capture kept;
+// a flow with none kept gets the last kept one's time when the capture
+// dropped some (its troubles came after), else nothing.
+func firstTrouble(w *capture.Summary) map[int]time.Time {
+	first := map[int]time.Time{}
+	var last time.Time
+	for _, a := range w.Anomalies {
+		t := parseTS(a.TS)
+		if _, ok := first[a.FlowID]; !ok && a.FlowID != 0 {
+			first[a.FlowID] = t
+		}
+		last = later(last, t)
+	}
+	if w.AnomaliesDropped > 0 {
+		for _, fl := range w.Flows {
+			if _, ok := first[fl.ID]; !ok {
+				first[fl.ID] = last
+			}
+		}
+	}
+	return first
 }
 
 func later(a, b time.Time) time.Time {

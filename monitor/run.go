@@ -211,7 +211,7 @@ func (r *Run) Result() Result {
 	// Causes first, what they explain under them. A replay tells what
 	// happened: findings rank the same whether or not they resolved.
 	res.Findings = r.pack.Group(res.Findings, rules.GroupOptions{Live: r.cfg.Mode == ModeLive, Peers: peersOf(res.Wire),
-		Start: r.engine.Start()})
+		Start: r.engine.Start(), Slack: r.tickLen(), CaptureStart: firstTS(res.Wire)})
 	if res.Findings == nil {
 		res.Findings = []rules.Finding{}
 	}
@@ -225,6 +225,15 @@ func (r *Run) tickLen() time.Duration {
 		return r.step
 	}
 	return r.Interval()
+}
+
+// firstTS is when the capture began (zero without one).
+func firstTS(s *capture.Summary) time.Time {
+	if s == nil {
+		return time.Time{}
+	}
+	t, _ := time.Parse(time.RFC3339Nano, s.FirstTS)
+	return t
 }
 
 func lastTS(s *capture.Summary) time.Time {

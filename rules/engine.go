@@ -59,6 +59,12 @@ type Engine struct {
 	TimerGrace int
 
 	start time.Time // the first frame's time
+	// last, tick: the previous frame's time and the longest step between
+	// two frames (a cause may be stamped up to one tick after its effect).
+	last time.Time
+	tick time.Duration
+	// wireStart: the first packet of the first frame with a capture.
+	wireStart time.Time
 
 	env *Env       // what conditions run on, its functions bound once
 	idx *flowIndex // the pack's flow on lists (flowindex.go)
@@ -145,6 +151,13 @@ func (e *Engine) Evaluate(f Frame) Result {
 	if e.frame == 1 {
 		e.start = f.Time
 	}
+	if !e.last.IsZero() && f.Time.Sub(e.last) > e.tick {
+		e.tick = f.Time.Sub(e.last)
+	}
+	e.last = f.Time
+	if f.Wire != nil && e.wireStart.IsZero() {
+		e.wireStart, _ = time.Parse(time.RFC3339Nano, f.Wire.FirstTS)
+	}
 	hostv := hostEnv(f)
 	host := &hostv
 	e.env.Host, e.env.Wire = host, wireEnv(f) // load sets the rest
@@ -198,10 +211,13 @@ func (e *Engine) Evaluate(f Frame) Result {
 	return res
 }
 
-// fire records that the condition of v holds on o: a new finding, one that
-// fires again after it resolved (a new occurrence, in its old place), or
-// an active one still firing.
-func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
+// fire records that the condition of v holds on o, as it has since since
+// (its for: began then): a new finding, one that fires again after it
+// resolved (a new occurrence, in its old place), or an active one still
+// firing. A finding is first seen when its condition began to hold, as
+// Prometheus's activeAt, not when its for: ran out: a cause that needs
+// 30 s of evidence began before what it explains.
+func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now, since time.Time) {
 	en := e.found[k]
 	switch {
 	case en == nil:
@@ -210,7 +226,8 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		e.order = append(e.order, en)
 		fallthrough
 	case en.f.Resolved:
-		if en.f.Resolved {
+		prev := en.f
+		if prev.Resolved {
 			e.nres--
 			e.stale++ // its queue item
 		}
@@ -219,7 +236,12 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now time.Time) {
 		nameByVars(objs, vars)
 		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause,
 			Confirm: renderCommands(r.Confirm, objs, vars), Fix: renderCommands(r.Fix, objs, vars), Docs: r.Docs,
-			Objects: objs, FirstSeen: now}
+			Objects: objs, FirstSeen: since}
+		if prev.Resolved {
+			// Again: the first occurrence stays what check reports first
+			// (the GID removal that killed the QP, not the last change).
+			en.f.FirstSeen, en.f.Occurrences, en.f.LatestSince = prev.FirstSeen, max(prev.Occurrences, 1)+1, since
+		}
 		en.evFor = evidenceOf{}
 	}
 	en.f.LastSeen = now
@@ -334,7 +356,8 @@ func (e *Engine) findings(f Frame) []Finding {
 		return nil
 	}
 	// Active first (this frame is "now"), causes above what they explain.
-	return e.pack.Group(out, GroupOptions{Live: true, Peers: flowPeers(f, out), Start: e.start})
+	return e.pack.Group(out, GroupOptions{Live: true, Peers: flowPeers(f, out), Start: e.start, Slack: e.tick,
+		CaptureStart: e.wireStart})
 }
 
 // stateSize reports how much the engine keeps: timers, findings (kept and

@@ -15,6 +15,11 @@ type Finding struct {
 	Objects   map[string]string `json:"objects"`
 	FirstSeen time.Time         `json:"first_seen,omitzero"`
 	LastSeen  time.Time         `json:"last_seen,omitzero"`
+	// Occurrences counts the separate times the condition held (0 or 1:
+	// once); FirstSeen stays the first one's, LatestSince is when the
+	// latest began.
+	Occurrences int       `json:"occurrences,omitempty"`
+	LatestSince time.Time `json:"latest_since,omitzero"`
 	// Resolved is set once the condition cleared; the finding is kept so
 	// that a replay or a check of a recording reports what happened.
 	Resolved bool `json:"resolved,omitempty"`

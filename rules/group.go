@@ -20,12 +20,15 @@ import (
 // devices to the same device (and port, when both name one); two flow
 // findings to the same flow or the two directions of one connection; a
 // flow and a device finding relate (a capture on a host shows that host's
-// traffic).
+// traffic). And a cause comes first: it was first seen no later than what
+// it explains (GroupOptions.Slack).
 
-// Ref names a finding: its rule and objects.
+// Ref names a finding: its rule and objects. Via, on a finding's
+// ExplainedBy, is what it has in common with its cause.
 type Ref struct {
 	Rule    string            `json:"rule"`
 	Objects map[string]string `json:"objects"`
+	Via     string            `json:"via,omitempty"`
 }
 
 func refOf(f *Finding) Ref { return Ref{Rule: f.Rule, Objects: f.Objects} }
@@ -88,6 +91,15 @@ type GroupOptions struct {
 	// Peers maps a flow id to the flow of the other direction of its
 	// connection (the capture's peer_id), for relating flow findings.
 	Peers map[int]int
+	// Slack is how much later than the finding it explains a cause may
+	// have been first seen: one tick (a cause and its effect seen in the
+	// same sample may be stamped a tick apart). Findings without a time
+	// (saved outputs) are not compared.
+	Slack time.Duration
+	// CaptureStart is when the capture behind flow findings began: a
+	// flow finding is not judged later than an effect seen before then
+	// (the capture did not look; the cause may have held unseen).
+	CaptureStart time.Time
 	// Start is when the run began (its first evaluated frame). A finding
 	// first seen then and still holding is standing: among findings of
 	// equal weight it ranks after what happened during the run (the story
@@ -133,15 +145,22 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		}
 	}
 	cause := make([]int, n)
+	via := make([]string, n)
 	for i := range out {
 		cause[i] = -1
+		closest := unrelated
 		for _, cr := range causesOf[out[i].Rule] {
 			for _, j := range byRule[cr] {
-				if i == j || !related(&out[j], &out[i], o.Peers) || tooSmall(&out[j], &out[i], share[[2]string{cr, out[i].Rule}]) {
+				if i == j || !before(&out[j], &out[i], o) || tooSmall(&out[j], &out[i], share[[2]string{cr, out[i].Rule}]) {
 					continue
 				}
-				if cause[i] < 0 || betterCause(out, j, cause[i], o.Live) {
-					cause[i] = j
+				v, how := relation(&out[j], &out[i], o.Peers)
+				if how == unrelated {
+					continue
+				}
+				// The cause on the closest object, then the better one.
+				if cause[i] < 0 || how > closest || how == closest && betterCause(out, j, cause[i], i, o) {
+					cause[i], via[i], closest = j, v, how
 				}
 			}
 		}
@@ -153,6 +172,7 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		if c := cause[i]; c >= 0 {
 			kids[c] = append(kids[c], i)
 			ref := refOf(&out[c])
+			ref.Via = via[i]
 			out[i].ExplainedBy = &ref
 			out[c].Explains = append(out[c].Explains, refOf(&out[i]))
 		} else {
@@ -184,7 +204,9 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 		}
 		return worst[i]
 	}
-	standing := func(f *Finding) bool { return !o.Start.IsZero() && !f.Resolved && !f.FirstSeen.After(o.Start) }
+	standing := func(f *Finding) bool {
+		return !o.Start.IsZero() && !f.Resolved && f.Occurrences < 2 && !f.FirstSeen.After(o.Start)
+	}
 	order := func(ix []int) {
 		sort.SliceStable(ix, func(a, b int) bool {
 			x, y := &out[ix[a]], &out[ix[b]]
@@ -243,17 +265,31 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 	return res
 }
 
-// betterCause reports whether finding a is a better cause than b: active
-// (live), then more severe, then earlier.
-func betterCause(fs []Finding, a, b int, live bool) bool {
-	x, y := &fs[a], &fs[b]
-	if live && x.Resolved != y.Resolved {
+// betterCause reports whether finding a is a better cause of symptom than
+// b: active (live), then still holding when the symptom began, then more
+// severe, then the one that began nearer before it, then the first found.
+func betterCause(fs []Finding, a, b, symptom int, o GroupOptions) bool {
+	x, y, s := &fs[a], &fs[b], &fs[symptom]
+	if o.Live && x.Resolved != y.Resolved {
 		return !x.Resolved
+	}
+	if hx, hy := heldAt(x, s, o.Slack), heldAt(y, s, o.Slack); hx != hy {
+		return hx
 	}
 	if x.Severity.Rank() != y.Severity.Rank() {
 		return x.Severity.Rank() > y.Severity.Rank()
 	}
+	if !x.FirstSeen.Equal(y.FirstSeen) && !x.FirstSeen.IsZero() && !y.FirstSeen.IsZero() {
+		return x.FirstSeen.After(y.FirstSeen) // the nearer one before the symptom
+	}
 	return a < b
+}
+
+// heldAt reports whether cause c still held (within slack) when symptom s
+// began: a link flap at the time a QP went to ERR explains it better than
+// RNR NAKs that stopped a minute before. True without times.
+func heldAt(c, s *Finding, slack time.Duration) bool {
+	return c.LastSeen.IsZero() || s.FirstSeen.IsZero() || !c.LastSeen.Before(s.FirstSeen.Add(-slack))
 }
 
 // tooSmall reports whether cause c shows less than share of symptom s
@@ -262,29 +298,66 @@ func tooSmall(c, s *Finding, share float64) bool {
 	return share > 0 && c.Magnitude > 0 && s.Magnitude > 0 && c.Magnitude < share*s.Magnitude
 }
 
-// related reports whether cause c and symptom s concern the same things.
-func related(c, s *Finding, peers map[int]int) bool {
+// before reports whether cause c was first seen no later than o.Slack
+// after symptom s: true when either has no time, and for a flow cause of
+// a symptom seen before the capture began (unknown, not later).
+func before(c, s *Finding, o GroupOptions) bool {
+	if c.FirstSeen.IsZero() || s.FirstSeen.IsZero() {
+		return true
+	}
+	if _, flow := c.Objects["flow"]; flow && !o.CaptureStart.IsZero() && s.FirstSeen.Before(o.CaptureStart) {
+		return true
+	}
+	return !c.FirstSeen.After(s.FirstSeen.Add(o.Slack))
+}
+
+// closeness is how near a cause's object is to its symptom's: a cause on
+// the same flow is a better explanation than one on the same port, and
+// that than the host at large.
+type closeness int
+
+const (
+	unrelated closeness = iota
+	sameHost            // a host finding, or a flow and a device of its capture
+	sameDevice
+	samePort
+	sameFlow // the flow or its connection
+)
+
+// relation reports whether cause c and symptom s concern the same things,
+// how closely, and says which ("same port rxe0/1"): the host, a device
+// (and port), a flow or connection.
+func relation(c, s *Finding, peers map[int]int) (via string, how closeness) {
 	cd, cDev := c.Objects["device"]
 	sd, sDev := s.Objects["device"]
 	cf, cFlow := c.Objects["flow"]
 	sf, sFlow := s.Objects["flow"]
 	switch {
 	case !cDev && !cFlow:
-		return true // a host finding
+		return "same host", sameHost // a host finding
 	case cDev && sDev:
 		if cd != sd {
-			return false
+			return "", unrelated
 		}
 		cp, cok := c.Objects["port"]
 		sp, sok := s.Objects["port"]
-		return !cok || !sok || cp == sp
+		switch {
+		case cok && sok && cp != sp:
+			return "", unrelated
+		case cok && sok:
+			return "same port " + cd + "/" + cp, samePort
+		}
+		return "same device " + cd, sameDevice
 	case cFlow && sFlow:
 		if cf == sf {
-			return true
+			return "same flow " + cf, sameFlow
 		}
 		a, _ := strconv.Atoi(cf)
 		b, _ := strconv.Atoi(sf)
-		return peers[a] == b || peers[b] == a
+		if peers[a] == b || peers[b] == a {
+			return "same connection: flows " + cf + " and " + sf, sameFlow
+		}
+		return "", unrelated
 	}
-	return true // a flow and a device: the capture is of this host
+	return "same host: a capture on it", sameHost // a flow and a device
 }

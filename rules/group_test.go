@@ -210,3 +210,46 @@ func TestGroupCauseBigEnoughToExplain(t *testing.T) {
 		}
 	}
 }
+
+// A cause explains only what came no earlier than a tick before it, on an
+// object they share, and says which; of two causes on the same object,
+// the one that still held when the symptom began.
+func TestGroupCauseComesFirst(t *testing.T) {
+	p, _ := Default()
+	at := func(f Finding, first, last int) Finding {
+		f.FirstSeen, f.LastSeen = time.Unix(int64(first), 0), time.Unix(int64(last), 0)
+		return f
+	}
+	qpErr := at(fd("qp-error-state", Critical, false, "device", "mlx5_0", "qpn", "0x1a5"), 22, 22)
+	for _, c := range []struct {
+		name    string
+		cause   []Finding
+		capture int // when the capture began (0: none)
+		want    string
+		via     string
+	}{
+		{"loss ten seconds after the QP went to ERR", []Finding{at(fd("packet-loss", Critical, false, "device", "mlx5_0", "port", "1"), 32, 40)}, 0, "", ""},
+		{"loss within the tick", []Finding{at(fd("packet-loss", Critical, false, "device", "mlx5_0", "port", "1"), 23, 40)}, 0, "packet-loss", "same device mlx5_0"},
+		{"a flap on another device", []Finding{at(fd("link-flap", Warning, false, "device", "mlx5_1", "port", "1"), 20, 25)}, 0, "", ""},
+		{"RNR NAKs that stopped before, a flap that held", []Finding{
+			at(fd("rnr-nak", Warning, false, "device", "mlx5_0", "port", "1"), 1, 5),
+			at(fd("link-flap", Warning, false, "device", "mlx5_0", "port", "1"), 21, 24)}, 0, "link-flap", "same device mlx5_0"},
+		{"a flow's timeouts seen once the capture began", []Finding{at(fd("ack-timeout", Warning, false, "flow", "1"), 30, 40)}, 30, "ack-timeout", "same host: a capture on it"},
+		{"a flow's timeouts, the capture running all along", []Finding{at(fd("ack-timeout", Warning, false, "flow", "1"), 30, 40)}, 10, "", ""},
+	} {
+		o := GroupOptions{Slack: time.Second}
+		if c.capture > 0 {
+			o.CaptureStart = time.Unix(int64(c.capture), 0)
+		}
+		g := p.Group(append([]Finding{qpErr}, c.cause...), o)
+		got, via := "", ""
+		for _, f := range g {
+			if f.Rule == "qp-error-state" && f.ExplainedBy != nil {
+				got, via = f.ExplainedBy.Rule, f.ExplainedBy.Via
+			}
+		}
+		if got != c.want || via != c.via {
+			t.Errorf("%s: explained by %q (%s), want %q (%s)", c.name, got, via, c.want, c.via)
+		}
+	}
+}

@@ -1125,8 +1125,11 @@ func TestHostRulesForDelaysFiring(t *testing.T) {
 			fd = &res.Findings[i]
 		}
 	}
-	if fd == nil || !fd.FirstSeen.Equal(frames[2].Time) || fd.Objects["priority"] != "3" {
-		t.Errorf("%s finding %+v, want first seen at t2 (%v) on priority 3", id, fd, frames[2].Time)
+	// It fires at t2, and was first seen when its condition began to hold
+	// (t1, as Prometheus's activeAt): a cause that needs 30 s of evidence
+	// began before what it explains.
+	if fd == nil || !fd.FirstSeen.Equal(frames[1].Time) || !fd.LastSeen.Equal(frames[2].Time) || fd.Objects["priority"] != "3" {
+		t.Errorf("%s finding %+v, want first seen at t1 (%v), last at t2, on priority 3", id, fd, frames[1].Time)
 	}
 	// A rule without `for` (pfc-pause-storm: +2 storm warnings in t0..t1)
 	// fires at t1 even with `for` honoured.

@@ -138,6 +138,7 @@ func (vr *variantRun) decided(a answer, o *object, err error) {
 	vr.evaluated++
 	e, v := vr.e, vr.v
 	id := o.id()
+	since := vr.now // when the condition was first seen to hold
 	if vr.timed {
 		if vr.timers == nil {
 			vr.timers = map[string]timer{}
@@ -149,6 +150,7 @@ func (vr *variantRun) decided(a answer, o *object, err error) {
 		}
 		t.seen = e.frame
 		vr.timers[id] = t
+		since = t.since
 		if vr.now.Sub(t.since) < v.wait {
 			if vr.state.State != "firing" {
 				vr.state.State = "pending"
@@ -157,7 +159,7 @@ func (vr *variantRun) decided(a answer, o *object, err error) {
 		}
 	}
 	vr.state.State = "firing"
-	e.fire(v.key+"|"+id, vr.r, v, o, vr.now)
+	e.fire(v.key+"|"+id, vr.r, v, o, vr.now, since)
 }
 
 // missing says why the variant evaluated nothing.

@@ -150,7 +150,7 @@ func TestDetailOpenClose(t *testing.T) {
 	m := loaded(t, monitor.ModeLive)
 	m = press(m, "j", "enter")
 	out := m.Render()
-	for _, w := range []string{"Finding: A queue pair went to the error state", "EVIDENCE", "LIKELY CAUSE", "HOW TO CONFIRM", "FIX"} {
+	for _, w := range []string{"Finding: RoCE packets are being lost", "cause     pfc-pause-storm (", "EVIDENCE", "LIKELY CAUSE", "HOW TO CONFIRM", "FIX"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("detail lacks %q:\n%s", w, out)
 		}

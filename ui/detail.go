@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,12 @@ func findingDetail(f rules.Finding) []string {
 	}
 	if !f.FirstSeen.IsZero() {
 		l = append(l, "since     "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05")+"  last "+f.LastSeen.UTC().Format("15:04:05"))
+		if f.Occurrences > 1 {
+			l = append(l, fmt.Sprintf("          %d separate times, the latest from %s", f.Occurrences, f.LatestSince.UTC().Format("15:04:05")))
+		}
+	}
+	if c := f.ExplainedBy; c != nil && c.Via != "" {
+		l = append(l, "cause     "+termtext.Sanitize(c.Rule)+" ("+termtext.Sanitize(c.Via)+")")
 	}
 	l = append(l, "", "EVIDENCE")
 	l = append(l, indent(f.Evidence)...)

@@ -18,7 +18,7 @@ func TestCommInjectionDoesNotReachScreen(t *testing.T) {
 	if strings.ContainsAny(out, "\x1b\x07\u009b") {
 		t.Fatalf("escape bytes on screen:\n%q", out)
 	}
-	if !strings.Contains(out, "evil?]0;pwned??[2J") {
+	if !strings.Contains(out, "evil?]0;pwned") { // the QP table cuts it there
 		t.Errorf("sanitised comm not shown:\n%s", out)
 	}
 	m = press(m, "4")

@@ -178,9 +178,13 @@ func writeFindings(w io.Writer, res checkResult) {
 		if c := f.ExplainedBy; c != nil {
 			// A symptom of the finding above: what and where, the cause's
 			// confirm and fix apply.
-			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, c.Rule)
+			via := ""
+			if c.Via != "" {
+				via = " (" + c.Via + ")"
+			}
+			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, c.Rule, termtext.Sanitize(via))
 			fmt.Fprintf(w, "    on       %s\n", termtext.Sanitize(objects(f.Objects)))
-			if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
+			if seen := seenSpan(&f); seen != "" {
 				fmt.Fprintf(w, "    seen     %s\n", seen)
 			}
 			fmt.Fprintf(w, "    evidence %s\n", termtext.Sanitize(f.Evidence))
@@ -194,7 +198,7 @@ func writeFindings(w io.Writer, res checkResult) {
 		}
 		fmt.Fprintf(w, "\n%s %s [%s]%s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, count)
 		fmt.Fprintf(w, "  on       %s\n", termtext.Sanitize(objects(f.Objects)))
-		if seen := seenSpan(f.FirstSeen, f.LastSeen); seen != "" {
+		if seen := seenSpan(&f); seen != "" {
 			fmt.Fprintf(w, "  seen     %s\n", seen)
 		}
 		if len(f.Explains) > 0 {
@@ -238,16 +242,21 @@ func writeFindings(w io.Writer, res checkResult) {
 
 // seenSpan says when a finding held: "03:00:12.345 to 03:00:14.001 UTC
 // (1.656 s)", one time when it held once, "" when unknown.
-func seenSpan(first, last time.Time) string {
+func seenSpan(f *rules.Finding) string {
+	first, last := f.FirstSeen, f.LastSeen
 	if first.IsZero() {
 		return ""
 	}
 	const layout = "2006-01-02 15:04:05.000"
-	if !last.After(first) {
-		return first.UTC().Format(layout) + " UTC"
+	span := first.UTC().Format(layout) + " UTC"
+	if last.After(first) {
+		span = first.UTC().Format(layout) + " to " + last.UTC().Format("15:04:05.000") + " UTC (" +
+			last.Sub(first).Round(time.Millisecond).String() + ")"
 	}
-	return first.UTC().Format(layout) + " to " + last.UTC().Format("15:04:05.000") + " UTC (" +
-		last.Sub(first).Round(time.Millisecond).String() + ")"
+	if f.Occurrences > 1 {
+		span += fmt.Sprintf(", %d separate times, the latest from %s", f.Occurrences, f.LatestSince.UTC().Format("15:04:05.000"))
+	}
+	return span
 }
 
 func objects(m map[string]string) string {

@@ -1,0 +1,95 @@
+package monitor
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rdmatop/rdmatop/rules"
+)
+
+// Every explanation in every recording of testdata holds up: the cause is
+// one of the findings, it shares an object with what it explains (and
+// says which), and it was first seen no later than one tick after it, or
+// it is about a flow of a capture that had not yet begun. (The demo has
+// its own test: demo imports this package.)
+func TestExplanationsHoldUpInEveryRecording(t *testing.T) {
+	var paths []string
+	for _, glob := range []string{"../testdata/*/*.pcapng.gz", "../testdata/lab/*/*.bundle.gz", "../testdata/lab/*/*/*.bundle.gz"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	if len(paths) < 150 {
+		t.Fatalf("%d recordings: testdata moved?", len(paths))
+	}
+	explained := 0
+	for _, p := range paths {
+		tape, err := OpenBundle(p)
+		if err != nil {
+			continue // a plain capture, not a recording
+		}
+		r, err := New(Config{Tape: tape, Source: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range r.Frames(t.Context()) {
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+		res := r.Result()
+		explained += checkExplanations(t, filepath.Base(p), res.Findings, r.tickLen(), firstTS(res.Wire))
+	}
+	if explained < 100 {
+		t.Errorf("only %d explanations in all of testdata: the test checks little", explained)
+	}
+}
+
+// checkExplanations fails t on an explanation that does not hold, and
+// returns how many it checked.
+func checkExplanations(t *testing.T, name string, fs []rules.Finding, slack time.Duration, captureStart time.Time) int {
+	t.Helper()
+	n := 0
+	for _, f := range fs {
+		c := f.ExplainedBy
+		if c == nil {
+			continue
+		}
+		n++
+		var cause *rules.Finding
+		for i := range fs {
+			if fs[i].Rule == c.Rule && sameObjects(fs[i].Objects, c.Objects) {
+				cause = &fs[i]
+			}
+		}
+		switch {
+		case cause == nil:
+			t.Errorf("%s: %s %v explained by %s %v, which is not among the findings", name, f.Rule, f.Objects, c.Rule, c.Objects)
+		case c.Via == "":
+			t.Errorf("%s: %s %v explained by %s %v with nothing in common said", name, f.Rule, f.Objects, c.Rule, c.Objects)
+		case !cause.FirstSeen.IsZero() && !f.FirstSeen.IsZero() && cause.FirstSeen.After(f.FirstSeen.Add(slack)):
+			_, flow := cause.Objects["flow"]
+			if !flow || !f.FirstSeen.Before(captureStart) {
+				t.Errorf("%s: %s %v (first seen %s) explained by %s %v first seen %s, later by more than a tick (%s)",
+					name, f.Rule, f.Objects, f.FirstSeen.Format(time.StampMilli), c.Rule, c.Objects,
+					cause.FirstSeen.Format(time.StampMilli), slack)
+			}
+		}
+	}
+	return n
+}
+
+func sameObjects(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
