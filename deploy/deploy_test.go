@@ -140,6 +140,22 @@ func TestAlertsPromtool(t *testing.T) {
 	}
 }
 
+// The binary the image is made of (make image builds it into
+// deploy/rdmatop) is ignored by git: an image build leaves nothing to be
+// committed by mistake.
+func TestImageBinaryIgnored(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	if err := exec.Command(git, "rev-parse", "--git-dir").Run(); err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	if out, err := exec.Command(git, "check-ignore", "--no-index", "-v", "rdmatop").CombinedOutput(); err != nil {
+		t.Errorf("git does not ignore deploy/rdmatop (%v %s): a built binary would be committed", err, out)
+	}
+}
+
 // The image builds from deploy/Dockerfile with buildah (no base image to
 // pull) and holds the static binary as its entrypoint, run as an
 // unprivileged user by default.
