@@ -1,13 +1,18 @@
 package deploy
 
 import (
+	"bufio"
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
@@ -156,28 +161,32 @@ func TestImageBinaryIgnored(t *testing.T) {
 	}
 }
 
-// The image builds from deploy/Dockerfile with buildah (no base image to
-// pull) and holds the static binary as its entrypoint, run as an
-// unprivileged user by default.
+// The image builds as `make image` builds it: from the repository root
+// (it used to build only from deploy/), with buildah and no base image to
+// pull. It holds the static binary as its entrypoint, run as an
+// unprivileged user by default, and the binary and the image's labels say
+// the same version and revision: the ones git gives (they said "devel" and
+// "" when go build could not read git, as in a worktree).
 func TestImageBuilds(t *testing.T) {
 	buildah, err := exec.LookPath("buildah")
 	if err != nil {
 		t.Skip("buildah is not installed (Debian package buildah; .ci/run installs it)")
 	}
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make is not installed")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("buildah builds here as root (vfs storage in a temporary directory)")
 	}
 	dir := t.TempDir()
-	ctx := filepath.Join(dir, "context")
-	if err := os.Mkdir(ctx, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	build := exec.Command("go", "build", "-o", filepath.Join(ctx, "rdmatop"), "../cmd/rdmatop")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	store := []string{"--root", filepath.Join(dir, "storage"), "--runroot", filepath.Join(dir, "run"), "--storage-driver", "vfs"}
+	version, revision, stamp := imageStamp(t)
+	args := append([]string{"-C", "..", "--no-print-directory", "image", "IMAGE=rdmatop:test",
+		"IMAGE_BUILD=" + strings.Join(append(append([]string{buildah}, store...), "bud", "-q"), " ")}, stamp...)
+	if out, err := exec.Command(mk, args...).CombinedOutput(); err != nil {
+		t.Fatalf("make image: %v\n%s", err, out)
+	}
 	run := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(buildah, append(slices.Clone(store), args...)...).CombinedOutput()
@@ -186,18 +195,82 @@ func TestImageBuilds(t *testing.T) {
 		}
 		return string(out)
 	}
-	run("bud", "-q", "-f", "Dockerfile", "-t", "rdmatop:test", ctx)
-	cfg := run("inspect", "--type", "image", "--format", "{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}} {{.OCIv1.Config.User}}", "rdmatop:test")
-	if strings.TrimSpace(cfg) != "[/rdmatop] [serve --listen :9879] 65534:65534" {
-		t.Errorf("image config: %q", cfg)
+	cfg := run("inspect", "--type", "image", "--format", "{{.OCIv1.Config.Entrypoint}} {{.OCIv1.Config.Cmd}} {{.OCIv1.Config.User}} "+
+		`{{index .OCIv1.Config.Labels "org.opencontainers.image.version"}} {{index .OCIv1.Config.Labels "org.opencontainers.image.revision"}}`, "rdmatop:test")
+	if want := "[/rdmatop] [serve --listen :9879] 65534:65534 " + version + " " + revision; strings.TrimSpace(cfg) != want {
+		t.Errorf("image config: %q, want %q", cfg, want)
 	}
-	// The binary in the image runs (static: scratch has no libc).
+	// The binary in the image runs (static: scratch has no libc) and says
+	// what it is.
 	ctr := strings.TrimSpace(run("from", "rdmatop:test"))
 	mnt := strings.TrimSpace(run("mount", ctr))
-	out, err := exec.Command(filepath.Join(mnt, "rdmatop"), "--version").CombinedOutput()
-	run("umount", ctr)
-	run("rm", ctr)
-	if err != nil || !strings.HasPrefix(string(out), "rdmatop version ") {
-		t.Errorf("the image's /rdmatop --version: %v %q", err, out)
+	defer func() {
+		run("umount", ctr)
+		run("rm", ctr)
+	}()
+	bin := filepath.Join(mnt, "rdmatop")
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "rdmatop version "+version {
+		t.Errorf("the image's /rdmatop --version: %v %q, want version %s", err, out, version)
 	}
+	if v, r := servedBuildInfo(t, bin); v != version || r != revision {
+		t.Errorf("rdmatop_build_info{version=%q, revision=%q}, want %q, %q", v, r, version, revision)
+	}
+}
+
+// imageStamp is the version and revision make image stamps: git's, from
+// the Makefile's defaults, when this is a git checkout (stamp is then
+// empty); otherwise fixed ones, passed to make as stamp.
+func imageStamp(t *testing.T) (version, revision string, stamp []string) {
+	t.Helper()
+	rev, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		version, revision = "v0.0.0-imagetest", "0123456789abcdef0123456789abcdef01234567"
+		return version, revision, []string{"VERSION=" + version, "REVISION=" + revision}
+	}
+	desc, err := exec.Command("git", "describe", "--tags", "--always", "--dirty").Output()
+	if err != nil {
+		t.Fatalf("git describe: %v", err)
+	}
+	return strings.TrimSpace(string(desc)), strings.TrimSpace(string(rev)), nil
+}
+
+// servedBuildInfo runs bin's exporter on a bundled capture and returns
+// the version and revision of its rdmatop_build_info.
+func servedBuildInfo(t *testing.T, bin string) (version, revision string) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--replay", "../testdata/rxe/pcap/lossy1.pcap")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`http://(\S+)/metrics`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("rdmatop serve said %q (%v)", line, err)
+	}
+	info := regexp.MustCompile(`(?m)^rdmatop_build_info\{.*\}`)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		resp, err := http.Get("http://" + m[1] + "/metrics")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if l := info.Find(body); l != nil {
+			label := func(name string) string {
+				if v := regexp.MustCompile(`[{,]` + name + `="([^"]*)"`).FindSubmatch(l); v != nil {
+					return string(v[1])
+				}
+				return "(none)"
+			}
+			return label("version"), label("revision")
+		}
+	}
+	t.Fatal("no rdmatop_build_info on /metrics in 20 s")
+	return "", ""
 }
