@@ -35,7 +35,9 @@ func newServeCmd() *cobra.Command {
 		Use:   "serve [--listen :9879] [-i NETDEV|-d DEV] [--root DIR] [--interval D]",
 		Short: "a Prometheus exporter: the host's RoCE health and rdmatop's findings on /metrics",
 		Long: `Serve what rdmatop sees on this host to Prometheus: /metrics (Prometheus
-text or OpenMetrics), /healthz and an index page. The same pipeline as the
+text or OpenMetrics), /livez (the process works: its ticks come), /readyz
+(there is something to watch; /healthz is the same) and an index page.
+The same pipeline as the
 screen samples the host every --interval (and, with -i, captures RoCE on
 NETDEV unless --no-capture) and evaluates the rules; a scrape reads the
 newest result and never waits on a probe. GET and HEAD only.
@@ -179,8 +181,8 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 					srv.Close()
 					return failure{errors.New("the run ended")}
 				}
-				// A replay ended: keep serving its last tick, /healthz
-				// saying it finished.
+				// A replay ended: keep serving its last tick, /readyz
+				// saying it finished (/livez: still alive).
 				exp.Finish()
 				<-ctx.Done()
 			}

@@ -331,6 +331,12 @@ func TestServeReplayFinished(t *testing.T) {
 	if code != 503 || !strings.HasPrefix(body, "finished: the run ended after") {
 		t.Fatalf("healthz after the replay: %d %q", code, body)
 	}
+	// The process still works: a liveness probe must not restart it.
+	if resp, err := http.Get("http://" + addr + "/livez"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("/livez after the replay: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -351,5 +357,37 @@ func TestServeReplayFinished(t *testing.T) {
 	}
 	if v := value("rdmatop_frame_timestamp_seconds"); now-v < 86400 {
 		t.Errorf("the replayed Frame's time %v is not the recording's (2026-11-29)", v)
+	}
+}
+
+// On a host with nothing to watch (no RDMA device) serve is alive but not
+// ready: /livez answers 200, so a liveness probe leaves it be (it probed
+// /healthz and restarted the pod every few minutes), while /readyz and
+// /healthz say 503 "nothing to check".
+func TestServeNothingToWatch(t *testing.T) {
+	bin := buildRdmatop(t)
+	addr := startServe(t, bin, "--root", t.TempDir(), "--interval", "200ms")
+	code := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// Until the first tick both say starting; wait for a few.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, body := code("/livez"); strings.HasPrefix(body, "alive: 3 frames") {
+			break
+		}
+	}
+	if c, body := code("/livez"); c != 200 || !regexp.MustCompile(`^alive: \d+ frames`).MatchString(body) {
+		t.Errorf("/livez on a host without RDMA: %d %q, want 200 alive", c, body)
+	}
+	for _, path := range []string{"/readyz", "/healthz"} {
+		if c, body := code(path); c != 503 || !strings.HasPrefix(body, "unknown: nothing to check") {
+			t.Errorf("%s on a host without RDMA: %d %q, want 503 nothing to check", path, c, body)
+		}
 	}
 }
