@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/rdmatop/rdmatop/exporter"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // The manifests decode strictly into the Kubernetes API types (an unknown
@@ -122,8 +126,36 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 			t.Errorf("the flight recorder writes to %+v, not a directory of its own on the node", hp)
 		}
 	}
-	if c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet == nil || c.ReadinessProbe.HTTPGet.Path != "/healthz" {
-		t.Error("no /healthz readiness probe")
+	checkProbes(t, &c)
+}
+
+// checkProbes: the liveness probe asks whether the process works (/livez),
+// the readiness probe whether there is something to watch (/readyz), two
+// paths the exporter serves. One /healthz for both restarted the pod on a
+// node without RDMA every few minutes.
+func checkProbes(t *testing.T, c *corev1.Container) {
+	t.Helper()
+	path := func(p *corev1.Probe) string {
+		if p == nil || p.HTTPGet == nil {
+			return ""
+		}
+		return p.HTTPGet.Path
+	}
+	live, ready := path(c.LivenessProbe), path(c.ReadinessProbe)
+	if live != "/livez" || ready != "/readyz" {
+		t.Errorf("liveness probe %q, readiness probe %q: want /livez and /readyz", live, ready)
+	}
+	pack, err := rules.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := exporter.Handler(exporter.New(exporter.Options{Pack: pack}), exporter.ServerOptions{})
+	for _, p := range []string{live, ready} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", p, nil))
+		if rec.Code == http.StatusNotFound {
+			t.Errorf("the exporter does not serve the probe's path %q", p)
+		}
 	}
 }
 
