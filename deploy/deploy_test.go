@@ -3,6 +3,7 @@ package deploy
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -127,6 +128,41 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 		}
 	}
 	checkProbes(t, &c)
+	checkScheduling(t, &spec)
+}
+
+// NFD's label for a node with RDMA: its built-in rule sets it when the
+// kernel modules ib_uverbs and rdma_ucm are loaded
+// (node-feature-discovery, source/custom/static_features.go).
+const nfdRDMA = "feature.node.kubernetes.io/rdma.available"
+
+// checkScheduling: the pods go to RDMA nodes only (NFD's label, or the
+// one the kit documents for clusters without NFD), and tolerate taints by
+// name, never every taint: the DaemonSet tolerated everything and had no
+// selector.
+func checkScheduling(t *testing.T, spec *corev1.PodSpec) {
+	t.Helper()
+	// Each term (the terms are ORed) as "key=value,…".
+	terms := map[string]bool{}
+	if a := spec.Affinity; a != nil && a.NodeAffinity != nil && a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution != nil {
+		for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+			var exprs []string
+			for _, e := range term.MatchExpressions {
+				exprs = append(exprs, fmt.Sprintf("%s %s %v", e.Key, e.Operator, e.Values))
+			}
+			terms[strings.Join(exprs, ", ")] = true
+		}
+	}
+	for _, want := range []string{nfdRDMA + " In [true]", "rdmatop/rdma In [true]"} {
+		if !terms[want] || len(spec.NodeSelector) > 0 {
+			t.Errorf("node affinity terms %v, node selector %v: want a term of %s alone, the terms of either label", terms, spec.NodeSelector, want)
+		}
+	}
+	for _, tol := range spec.Tolerations {
+		if tol.Key == "" || tol.Effect == "" {
+			t.Errorf("toleration %+v tolerates every taint (or every effect)", tol)
+		}
+	}
 }
 
 // checkProbes: the liveness probe asks whether the process works (/livez),
