@@ -95,8 +95,19 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 	if sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
 		t.Error("root filesystem writable or privilege escalation allowed")
 	}
-	if caps := sc.Capabilities; caps == nil || !slices.Equal(caps.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(caps.Add, []corev1.Capability{"NET_ADMIN"}) {
-		t.Errorf("capabilities %+v, want drop ALL, add NET_ADMIN", caps)
+	// No capability and no root: every read serve makes without -i is
+	// one the kernel answers for any user (the manifest's comment says
+	// which and where in the kernel). It ran as root to hold NET_ADMIN,
+	// which no read of serve's needs.
+	if caps := sc.Capabilities; caps == nil || !slices.Equal(caps.Drop, []corev1.Capability{"ALL"}) || len(caps.Add) > 0 {
+		t.Errorf("capabilities %+v, want drop ALL, add none", caps)
+	}
+	if sc.RunAsUser == nil || *sc.RunAsUser != 65534 || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+		t.Errorf("the container runs as user %v (runAsNonRoot %v), want 65534, non-root", ptrText(sc.RunAsUser), ptrText(sc.RunAsNonRoot))
+	}
+	// QP dumps show a process's QPs only to its PID namespace.
+	if !spec.HostPID || !spec.HostNetwork {
+		t.Errorf("hostPID %v, hostNetwork %v: QP dumps and the netdevs are the pod's own", spec.HostPID, spec.HostNetwork)
 	}
 	// The one writable mount is the flight recorder's directory, where
 	// --flight-recorder writes: a directory of its own on the node.
@@ -129,6 +140,75 @@ func checkDaemonSet(t *testing.T, ds *appsv1.DaemonSet) {
 	}
 	checkProbes(t, &c)
 	checkScheduling(t, &spec)
+	checkFlightDir(t, &spec, flightDir)
+	for _, doc := range []string{"../README.md", "../docs/exporter.md"} {
+		checkDocSaysPrivileges(t, doc, sc)
+	}
+}
+
+// ptrText is *p, or "unset".
+func ptrText[T any](p *T) string {
+	if p == nil {
+		return "unset"
+	}
+	return fmt.Sprint(*p)
+}
+
+// checkFlightDir: the kubelet creates the flight recorder's directory
+// owned by root, which the container's user cannot write; one init
+// container gives it to that user, as root with CAP_CHOWN alone.
+func checkFlightDir(t *testing.T, spec *corev1.PodSpec, flightDir string) {
+	t.Helper()
+	if len(spec.InitContainers) != 1 {
+		t.Fatalf("%d init containers, want the flight directory's", len(spec.InitContainers))
+	}
+	ic := spec.InitContainers[0]
+	if want := []string{"chown", "65534:65534", flightDir}; !slices.Equal(ic.Command, want) || len(ic.Args) > 0 {
+		t.Errorf("init container %s runs %q %q, want %q", ic.Name, ic.Command, ic.Args, want)
+	}
+	sc := ic.SecurityContext
+	if sc == nil || sc.Privileged != nil && *sc.Privileged || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) || !slices.Equal(sc.Capabilities.Add, []corev1.Capability{"CHOWN"}) {
+		t.Errorf("init container %s: security context %+v, want CAP_CHOWN alone", ic.Name, sc)
+	}
+	if len(ic.VolumeMounts) != 1 || ic.VolumeMounts[0].Name != "flight" || ic.VolumeMounts[0].MountPath != flightDir {
+		t.Errorf("init container %s mounts %+v, want the flight directory alone", ic.Name, ic.VolumeMounts)
+	}
+}
+
+// checkDocSaysPrivileges: the DaemonSet's entry in doc says what the
+// container is granted: its user, and no capability when none is added
+// (README said "two capabilities" while the manifest added one).
+func checkDocSaysPrivileges(t *testing.T, doc string, sc *corev1.SecurityContext) {
+	t.Helper()
+	b, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	i := strings.Index(text, "- `deploy/kubernetes/daemonset.yaml`")
+	if i < 0 {
+		t.Fatalf("%s has no entry for deploy/kubernetes/daemonset.yaml", doc)
+	}
+	entry := text[i:]
+	if j := strings.Index(entry[1:], "\n- "); j >= 0 {
+		entry = entry[:j+1]
+	}
+	entry = strings.Join(strings.Fields(entry), " ")
+	if n := regexp.MustCompile(`\b(one|two|three|four) capabilit`).FindString(entry); n != "" {
+		t.Errorf("%s says %q of the DaemonSet", doc, n)
+	}
+	for _, c := range sc.Capabilities.Add {
+		if !strings.Contains(entry, string(c)) {
+			t.Errorf("%s does not name the capability %s the DaemonSet adds", doc, c)
+		}
+	}
+	if len(sc.Capabilities.Add) == 0 && !strings.Contains(entry, "no capability") {
+		t.Errorf("%s does not say the DaemonSet adds no capability: %q", doc, entry)
+	}
+	if u := ptrText(sc.RunAsUser); !strings.Contains(entry, "user "+u) {
+		t.Errorf("%s does not say the DaemonSet runs as user %s", doc, u)
+	}
 }
 
 // NFD's label for a node with RDMA: its built-in rule sets it when the
