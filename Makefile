@@ -1,10 +1,28 @@
 # rdmatop: the commands README.md names.
 GO ?= go
 
-.PHONY: build test test-bigendian demo bench fuzz vet accuracy campaign
+.PHONY: build image test test-bigendian demo bench fuzz vet accuracy campaign
+
+# What a binary says it is (--version, rdmatop_build_info) and the image's
+# labels: git's name for HEAD and its commit, stamped with -ldflags. go
+# build records no revision in a git worktree (golang/go#58218) nor where
+# there is no .git, so the toolchain's own stamp cannot be relied on.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo devel)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X main.version=$(VERSION) -X main.revision=$(REVISION)
 
 build:
-	CGO_ENABLED=0 $(GO) build -buildvcs=true -o bin/rdmatop ./cmd/rdmatop
+	CGO_ENABLED=0 $(GO) build -buildvcs=true -ldflags '$(LDFLAGS)' -o bin/rdmatop ./cmd/rdmatop
+
+# The container image, from the repository root: the static binary
+# (deploy/rdmatop, ignored by git) and deploy/Dockerfile, the binary and
+# the image's labels stamped with the same VERSION and REVISION. No base
+# image is pulled. IMAGE_BUILD="podman build" works as well.
+IMAGE_BUILD ?= buildah bud
+IMAGE ?= rdmatop:$(VERSION)
+image:
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o deploy/rdmatop ./cmd/rdmatop
+	$(IMAGE_BUILD) -f deploy/Dockerfile --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE) .
 
 # The whole test suite: vet, every package (oracle tests need tshark,
 # live-capture tests need root for network namespaces; both say why when

@@ -27,8 +27,8 @@ type Options struct {
 	// is dropped (0: DefaultStale): a port or counter that vanished.
 	Stale int
 	// Now is the wall clock that stamps a Frame's receipt
-	// (rdmatop_frame_received_timestamp_seconds, /healthz); time.Now when
-	// nil.
+	// (rdmatop_frame_received_timestamp_seconds, the health endpoints);
+	// time.Now when nil.
 	Now func() time.Time
 }
 
@@ -47,13 +47,13 @@ type Exporter struct {
 	mu      sync.RWMutex
 	metrics []prometheus.Metric // built by the last Update, read-only
 	last    time.Time           // the last Frame's time
-	updated time.Time           // wall clock of the last Update (for /healthz)
+	updated time.Time           // wall clock of the last Update (for /livez, /readyz)
 	frames  uint64
 	// unchecked: the newest Frame had nothing to judge (Frame.Checked).
 	unchecked   bool
 	everChecked bool
 	// finished: the run ended (a replay played to its end); the newest
-	// Frame is served as it was, and /healthz says so.
+	// Frame is served as it was, and /readyz says so.
 	finished bool
 
 	// Update's own state.

@@ -221,3 +221,45 @@ func TestHealthzNothingChecked(t *testing.T) {
 		t.Errorf("healthz with a port: %d", resp.StatusCode)
 	}
 }
+
+// /livez says whether the process works, /readyz whether there is
+// something to watch, and /healthz keeps answering as /readyz: a node
+// without RDMA is alive but not ready (a liveness probe on /healthz
+// restarted the exporter there every few minutes), a run whose ticks stop
+// is neither, and a replay played to its end is alive with nothing to
+// watch.
+func TestLivenessAndReadiness(t *testing.T) {
+	now := time.Now()
+	clock := func() time.Time { return now }
+	pack, _ := rules.Default()
+	e := New(Options{Pack: pack, Now: clock})
+	srv := httptest.NewServer(Handler(e, ServerOptions{Stale: time.Minute, Now: clock}))
+	t.Cleanup(srv.Close)
+	check := func(when string, live, ready int, liveText, readyText string) {
+		t.Helper()
+		for _, c := range []struct {
+			path, text string
+			code       int
+		}{{"/livez", liveText, live}, {"/readyz", readyText, ready}, {"/healthz", readyText, ready}} {
+			r, _ := http.NewRequest("GET", srv.URL+c.path, nil)
+			if code, body, _ := get(t, r); code != c.code || !strings.HasPrefix(body, c.text) {
+				t.Errorf("%s: %s %d %q, want %d %q…", when, c.path, code, body, c.code, c.text)
+			}
+		}
+	}
+	check("before the first frame", 200, 503, "alive: starting", "starting: no frame yet")
+	now = now.Add(61 * time.Second)
+	check("a minute without a first frame", 503, 503, "stuck: no frame in the 1m1s since the start", "starting: no frame yet")
+
+	nothing := monitor.Frame{Time: now, Mode: monitor.ModeLive, Snapshot: &probes.Snapshot{}}
+	e.Update(nothing)
+	check("no RDMA port", 200, 503, "alive: 1 frames", "unknown: nothing to check")
+	withPort := nothing
+	withPort.Snapshot = &probes.Snapshot{Ports: []probes.Port{{Device: "mlx5_0", Port: 1}}}
+	e.Update(withPort)
+	check("a port", 200, 200, "alive: 2 frames", "ok: 2 frames")
+	now = now.Add(2 * time.Minute)
+	check("two minutes without a frame", 503, 503, "stuck: the last frame is 2m0s old", "stale: the last frame is 2m0s old")
+	e.Finish()
+	check("a replay that ended", 200, 503, "alive: the run ended after 2 frames", "finished: the run ended after 2 frames")
+}

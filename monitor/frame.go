@@ -71,7 +71,7 @@ type Frame struct {
 // a port of an RDMA device in its snapshot (after -i/-d), or RoCE packets
 // captured in its interval. Without either, "no findings" says nothing
 // about the host: front ends report UNKNOWN (check, --once) or unhealthy
-// (serve's /healthz), never OK.
+// (serve's /readyz and /healthz), never OK.
 func (f *Frame) Checked() bool {
 	return f.Snapshot != nil && len(f.Snapshot.Ports) > 0 || f.Interval != nil && f.Interval.RoCEPackets > 0
 }

@@ -8,12 +8,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version, when set at build time with -ldflags "-X main.version=...",
-// overrides the module version and revision the toolchain recorded.
-var version = "dev"
+// version and revision, when set at build time with -ldflags "-X
+// main.version=... -X main.revision=..." (make build, make image), override
+// the module version and VCS revision the toolchain recorded.
+var (
+	version  = "dev"
+	revision = ""
+)
 
 // build is what this binary is (--version, rdmatop_build_info).
-var build = buildinfo.Read(version)
+var build = buildinfo.Read(version, revision)
 
 func newRootCmd() *cobra.Command {
 	var (

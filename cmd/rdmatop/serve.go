@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"net"
 	"net/http"
 	"os"
@@ -30,18 +31,23 @@ func newServeCmd() *cobra.Command {
 		pprofOn bool
 		ff      flightFlags
 		api     bool
+		loop    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve [--listen :9879] [-i NETDEV|-d DEV] [--root DIR] [--interval D]",
 		Short: "a Prometheus exporter: the host's RoCE health and rdmatop's findings on /metrics",
 		Long: `Serve what rdmatop sees on this host to Prometheus: /metrics (Prometheus
-text or OpenMetrics), /healthz and an index page. The same pipeline as the
+text or OpenMetrics), /livez (the process works: its ticks come), /readyz
+(there is something to watch; /healthz is the same) and an index page.
+The same pipeline as the
 screen samples the host every --interval (and, with -i, captures RoCE on
 NETDEV unless --no-capture) and evaluates the rules; a scrape reads the
 newest result and never waits on a probe. GET and HEAD only.
 
 --replay FILE serves a recording (or a capture) instead, at its recorded
-pace times --speed, then keeps serving its last tick.
+pace times --speed, then keeps serving its last tick; with --loop it plays
+the recording again and again, its clock and counters running on, so that
+an alert's for: duration can pass.
 
 --flight-recorder DIR keeps the last --keep of what record would write
 (host ticks and, with -i, RoCE packets) in memory and, when something
@@ -64,6 +70,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				return usageError{fmt.Errorf("--per-qp-max %d: at most %d", maxQPs, exporter.HardMaxQPs)}
 			}
 			var r *monitor.Run
+			var reopen func() (*monitor.Run, error) // a replay's next run
 			closeSrc := func() {}
 			fr, err := ff.open(&hf, &wf, cmd.ErrOrStderr())
 			if err != nil {
@@ -75,6 +82,9 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 			}
 			if api && fr == nil {
 				return usageError{errors.New("--flight-api needs --flight-recorder DIR")}
+			}
+			if loop && replay == "" {
+				return usageError{errors.New("--loop plays a recording again and again: it needs --replay FILE")}
 			}
 			opts := liveOpts{intervalsOnly: true}
 			if fr != nil {
@@ -90,6 +100,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				if r, err = open(); err != nil {
 					return usageError{err}
 				}
+				reopen = open
 			} else if r, closeSrc, err = liveRun(&hf, &wf, pack, opts); err != nil {
 				return err
 			}
@@ -135,7 +146,7 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 				defer close(runStopped)
 				frames := r.Frames(runCtx)
 				if replay != "" {
-					frames = monitor.Paced(runCtx, frames, speed)
+					frames = replayFrames(runCtx, r, reopen, speed, loop)
 				}
 				var runErr error
 				for f, err := range frames {
@@ -179,8 +190,8 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 					srv.Close()
 					return failure{errors.New("the run ended")}
 				}
-				// A replay ended: keep serving its last tick, /healthz
-				// saying it finished.
+				// A replay ended: keep serving its last tick, /readyz
+				// saying it finished (/livez: still alive).
 				exp.Finish()
 				<-ctx.Done()
 			}
@@ -194,10 +205,28 @@ DaemonSet and a node-problem-detector plugin: deploy/.`,
 	cmd.Flags().StringVar(&listen, "listen", ":9879", "address to serve on (host:port; 127.0.0.1:9879 for this host only)")
 	cmd.Flags().StringVar(&replay, "replay", "", "serve a recording or a capture instead of this host")
 	cmd.Flags().Float64Var(&speed, "speed", 1, "with --replay: how much faster than recorded")
+	cmd.Flags().BoolVar(&loop, "loop", false, "with --replay: play the recording again and again, time and counters running on")
 	cmd.Flags().BoolVar(&perQP, "per-qp", false, "one series per QP (rdmatop_qp_info), capped by --per-qp-max")
 	cmd.Flags().IntVar(&maxQPs, "per-qp-max", exporter.DefaultMaxQPs, fmt.Sprintf("at most this many per-QP series (hard limit %d)", exporter.HardMaxQPs))
 	ff.register(cmd)
 	cmd.Flags().BoolVar(&api, "flight-api", false, "with --flight-recorder: POST /flight/trigger asks for an incident (off: the exporter answers GET and HEAD only)")
 	cmd.Flags().BoolVar(&pprofOn, "pprof", false, "also serve Go's profiler on /debug/pprof/ (for debugging rdmatop itself)")
 	return cmd
+}
+
+// replayFrames is what serve publishes of a replay: r's Frames at their
+// recorded pace times speed, or with loop, r's and then those of the runs
+// reopen makes, one after the other until ctx ends (monitor.Looped).
+func replayFrames(ctx context.Context, r *monitor.Run, reopen func() (*monitor.Run, error), speed float64, loop bool) iter.Seq2[monitor.Frame, error] {
+	if !loop {
+		return monitor.Paced(ctx, r.Frames(ctx), speed)
+	}
+	first := r
+	return monitor.Paced(ctx, monitor.Looped(ctx, func() (*monitor.Run, error) {
+		if r := first; r != nil {
+			first = nil
+			return r, nil
+		}
+		return reopen()
+	}), speed)
 }

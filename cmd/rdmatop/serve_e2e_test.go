@@ -331,6 +331,12 @@ func TestServeReplayFinished(t *testing.T) {
 	if code != 503 || !strings.HasPrefix(body, "finished: the run ended after") {
 		t.Fatalf("healthz after the replay: %d %q", code, body)
 	}
+	// The process still works: a liveness probe must not restart it.
+	if resp, err := http.Get("http://" + addr + "/livez"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("/livez after the replay: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -352,4 +358,128 @@ func TestServeReplayFinished(t *testing.T) {
 	if v := value("rdmatop_frame_timestamp_seconds"); now-v < 86400 {
 		t.Errorf("the replayed Frame's time %v is not the recording's (2026-11-29)", v)
 	}
+}
+
+// On a host with nothing to watch (no RDMA device) serve is alive but not
+// ready: /livez answers 200, so a liveness probe leaves it be (it probed
+// /healthz and restarted the pod every few minutes), while /readyz and
+// /healthz say 503 "nothing to check".
+func TestServeNothingToWatch(t *testing.T) {
+	bin := buildRdmatop(t)
+	addr := startServe(t, bin, "--root", t.TempDir(), "--interval", "200ms")
+	code := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	// Until the first tick both say starting; wait for a few.
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if _, body := code("/livez"); strings.HasPrefix(body, "alive: 3 frames") {
+			break
+		}
+	}
+	if c, body := code("/livez"); c != 200 || !regexp.MustCompile(`^alive: \d+ frames`).MatchString(body) {
+		t.Errorf("/livez on a host without RDMA: %d %q, want 200 alive", c, body)
+	}
+	for _, path := range []string{"/readyz", "/healthz"} {
+		if c, body := code(path); c != 503 || !strings.HasPrefix(body, "unknown: nothing to check") {
+			t.Errorf("%s on a host without RDMA: %d %q, want 503 nothing to check", path, c, body)
+		}
+	}
+}
+
+// serve --replay --loop plays a recording again and again as one run: the
+// Frame's time and the counters only grow, past what one pass holds, the
+// recording's finding stays active across the passes (an alert's for:
+// can pass: the bundled recordings end within seconds), and /readyz never
+// says finished. It also refuses --loop without --replay.
+func TestServeReplayLoop(t *testing.T) {
+	bin := buildRdmatop(t)
+	wd, _ := os.Getwd()
+	rec := filepath.Join(wd, "../../testdata/lab/pipeline/incident.pcapng.gz")
+	first, last, packets := onePass(t, bin, rec)
+	addr := startServe(t, bin, "--replay", rec, "--loop", "--speed", "8")
+	var prevTime, prevPackets float64
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the frame's time is %v (one pass: %v to %v) and %v packets (one pass: %v)", prevTime, first, last, prevPackets, packets)
+		}
+		m := scrape(t, addr)
+		ts, pkts := m[`rdmatop_frame_timestamp_seconds`], m[`rdmatop_wire_packets_total{interface="veth0"}`]
+		if ts < prevTime || pkts < prevPackets {
+			t.Fatalf("went back: time %v after %v, packets %v after %v", ts, prevTime, pkts, prevPackets)
+		}
+		prevTime, prevPackets = ts, pkts
+		active := 0.0
+		for k, v := range m {
+			if strings.HasPrefix(k, "rdmatop_finding_active{") && strings.Contains(k, `rule="packet-loss"`) {
+				active += v
+			}
+		}
+		if pkts > 0 && active == 0 {
+			t.Errorf("packet-loss not active at %v: the alert's for: would start again", ts)
+		}
+		if ts > last+2*(last-first) && pkts > 2*packets {
+			break // into the third pass
+		}
+	}
+	if resp, err := http.Get("http://" + addr + "/readyz"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("/readyz of a looped replay: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if out, err := exec.Command(bin, "serve", "--loop").CombinedOutput(); err == nil || !strings.Contains(string(out), "--loop plays a recording again and again: it needs --replay FILE") {
+		t.Errorf("serve --loop without --replay: %v %s", err, out)
+	}
+}
+
+// onePass is what one replay of rec holds: its first and last Frame's
+// times (Unix seconds) and its RoCE packets.
+func onePass(t *testing.T, bin, rec string) (first, last, packets float64) {
+	t.Helper()
+	out, err := exec.Command(bin, "replay", rec, "--json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Series []struct {
+			Time    time.Time `json:"time"`
+			Packets float64   `json:"roce_packets"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(out, &doc); err != nil || len(doc.Series) < 2 {
+		t.Fatalf("replay --json: %v, %d ticks", err, len(doc.Series))
+	}
+	for _, s := range doc.Series {
+		packets += s.Packets
+	}
+	toS := func(tm time.Time) float64 { return float64(tm.UnixNano()) / 1e9 }
+	return toS(doc.Series[0].Time), toS(doc.Series[len(doc.Series)-1].Time), packets
+}
+
+// scrape returns addr's /metrics as series (name and labels as exposed)
+// to values.
+func scrape(t *testing.T, addr string) map[string]float64 {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	m := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.LastIndexByte(line, ' '); i > 0 && !strings.HasPrefix(line, "#") {
+			if v, err := strconv.ParseFloat(line[i+1:], 64); err == nil {
+				m[line[:i]] = v
+			}
+		}
+	}
+	return m
 }

@@ -18,9 +18,12 @@ type Info struct {
 	GoVersion string
 }
 
-// Read returns the binary's build information; override, when set (from
-// -ldflags "-X main.version=..."), is the version.
-func Read(override string) Info {
+// Read returns the binary's build information. version and revision,
+// when set (from -ldflags "-X main.version=... -X main.revision=..."),
+// override what the toolchain recorded: go build records no revision in a
+// git worktree (golang/go#58218), without .git or with -buildvcs=false,
+// and a container build often has neither.
+func Read(version, revision string) Info {
 	in := Info{Version: "devel"}
 	bi, ok := debug.ReadBuildInfo()
 	if ok {
@@ -39,8 +42,13 @@ func Read(override string) Info {
 			}
 		}
 	}
-	if override != "" && override != "dev" {
-		in.Version = override
+	if version != "" && version != "dev" {
+		in.Version = version
+	}
+	if revision != "" && revision != in.Revision {
+		// The toolchain's time and modified flag belong to the revision
+		// it recorded (an enclosing checkout's, when any), not this one.
+		in.Revision, in.Time, in.Modified = revision, "", false
 	}
 	return in
 }
