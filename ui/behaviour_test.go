@@ -200,6 +200,27 @@ func TestHelpAndTooSmall(t *testing.T) {
 	}
 }
 
+// Every key of the help is on the help screen, at 80×24 (two columns)
+// and at the smallest size, where ↑/↓ scroll it: a list longer than the
+// screen lost its last keys.
+func TestHelpShowsEveryKey(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {MinWidth, MinHeight}} {
+		m := sized(press(loaded(t, monitor.ModeLive), "?"), size[0], size[1])
+		seen := m.Render()
+		for range 40 {
+			m = press(m, "down")
+			seen += m.Render()
+		}
+		for _, g := range m.keys.FullHelp() {
+			for _, b := range g {
+				if d := b.Help().Desc; !strings.Contains(seen, "  "+b.Help().Key) || !strings.Contains(seen, d[:min(len(d), 20)]) {
+					t.Errorf("%dx%d: the help never shows %q %q", size[0], size[1], b.Help().Key, d)
+				}
+			}
+		}
+	}
+}
+
 // Quit through a real Program, fed by a channel.
 func TestProgramFramesChannelAndQuit(t *testing.T) {
 	ch := make(chan monitor.Frame, 1)

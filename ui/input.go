@@ -40,7 +40,7 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Quit):
 		return m, tea.Quit
 	case key.Matches(k, km.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp, m.helpOff = !m.showHelp, 0
 		return m, nil
 	case key.Matches(k, km.Back):
 		switch {
@@ -71,7 +71,16 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if m.detail != nil || m.showHelp {
+	if m.showHelp {
+		switch {
+		case key.Matches(k, km.Down):
+			m.helpOff++
+		case key.Matches(k, km.Up):
+			m.helpOff = max(0, m.helpOff-1)
+		}
+		return m, nil
+	}
+	if m.detail != nil {
 		switch {
 		case key.Matches(k, km.Down):
 			m.detailOff++

@@ -78,6 +78,7 @@ type Model struct {
 
 	view        int
 	showHelp    bool
+	helpOff     int  // help lines scrolled down
 	focusStrip  bool // the findings strip has the cursor
 	findingSel  int
 	detail      []string // open detail pane (lines), nil when closed

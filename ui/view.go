@@ -222,31 +222,37 @@ func (m Model) detailScreen(h int) []string {
 	return out
 }
 
+// helpScreen lists the keys: in two columns when one does not fit, and
+// scrolled with ↑/↓ when two do not either.
 func (m Model) helpScreen(h int) []string {
-	out := []string{m.paint(m.styles.Title, "Keys   (esc or ? to close)")}
+	var rows []string
 	for _, g := range m.keys.FullHelp() {
 		for _, b := range g {
 			if !b.Enabled() {
 				continue
 			}
-			out = append(out, clip("  "+fit(b.Help().Key, 10)+b.Help().Desc, m.width))
+			rows = append(rows, clip("  "+fit(b.Help().Key, 10)+b.Help().Desc, m.width))
 		}
 	}
-	if len(out) > h && m.width >= 80 {
+	if len(rows) > h-1 && m.width >= 80 {
 		// Two columns when it does not fit.
-		half := (len(out) - 1 + 1) / 2
-		cols := make([]string, 0, half+1)
-		cols = append(cols, out[0])
+		half := (len(rows) + 1) / 2
+		cols := make([]string, 0, half)
 		for i := 0; i < half; i++ {
-			l := fit(out[1+i], 40)
-			if 1+half+i < len(out) {
-				l += out[1+half+i]
+			l := fit(rows[i], 40)
+			if half+i < len(rows) {
+				l += rows[half+i]
 			}
 			cols = append(cols, clip(l, m.width))
 		}
-		out = cols
+		rows = cols
 	}
-	return out
+	title := "Keys   (esc or ? to close)"
+	if len(rows) > h-1 {
+		title = "Keys   (esc or ? to close, ↑/↓ scroll)"
+		rows = rows[min(m.helpOff, len(rows)-(h-1)):]
+	}
+	return append([]string{m.paint(m.styles.Title, clip(title, m.width))}, rows...)
 }
 
 // wrapAll wraps plain lines at width, keeping the indentation.
