@@ -88,6 +88,10 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			if m.detailOff > 0 {
 				m.detailOff--
 			}
+		case key.Matches(k, km.Right):
+			m.detailHOff = min(m.detailHOff+m.hStep(), m.detailHMax())
+		case key.Matches(k, km.Left):
+			m.detailHOff = max(0, m.detailHOff-m.hStep())
 		}
 		return m, nil
 	}
@@ -235,8 +239,18 @@ func (m *Model) selectPort(d int) {
 	m.buildCounters()
 }
 
+// hStep is how far ←/→ scroll the detail pane: half its width, as less
+// does.
+func (m *Model) hStep() int { return max(1, m.width/2) }
+
+// detailHMax is how far the detail pane scrolls sideways: until the end
+// of its widest line is in view.
+func (m *Model) detailHMax() int {
+	return max(0, widest(layoutPane(m.detail, m.width))-m.width)
+}
+
 func (m *Model) openDetail() {
-	m.detailOff = 0
+	m.detailOff, m.detailHOff = 0, 0
 	if m.focusStrip {
 		if m.findingSel < len(m.active) {
 			f := m.active[m.findingSel]
@@ -261,7 +275,7 @@ func (m *Model) openDetail() {
 	m.detail = nil
 	for i, c := range t.Cols {
 		if i < len(r.Cells) {
-			m.detail = append(m.detail, fmt.Sprintf("%-14s %s", c.Title, r.Cells[i]))
+			m.detail = append(m.detail, prose(fmt.Sprintf("%-14s %s", c.Title, r.Cells[i]))...)
 		}
 	}
 }
