@@ -89,7 +89,9 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 	} else {
-		hf.intervalSet = cmd.Flags().Changed("interval")
+		if err := hf.checkTimeline(cmd); err != nil {
+			return err
+		}
 		open, kind, err := replayOpener(args[0], hf, wf, pack, 0, false)
 		if err != nil {
 			return err

@@ -39,9 +39,8 @@ per-interval "series". A damaged file is analysed up to the damage; the
 error names the record and byte offset, and the exit status is 2.`,
 		Args: oneFile("replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			hf.intervalSet = cmd.Flags().Changed("interval")
-			if hf.interval < time.Microsecond || hf.interval > 24*time.Hour {
-				return usageError{fmt.Errorf("--interval %v: between 1µs and 24h", hf.interval)}
+			if err := hf.checkTimeline(cmd); err != nil {
+				return err
 			}
 			if err := out.check(); err != nil {
 				return err
