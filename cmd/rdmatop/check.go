@@ -46,7 +46,13 @@ Exit status: 0 when nothing is at warning or above, 1 when something is
 rdmatop never runs the confirm or fix commands it prints.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+			var err error
+			if oneLine && asJSON {
+				// Two formats asked for: neither is guessed.
+				err = usageError{errors.New("--oneline and --json are exclusive: --oneline prints one line of text")}
+			} else {
+				err = runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+			}
 			var ec exitCode
 			if oneLine && err != nil && !errors.As(err, &ec) {
 				// node-problem-detector reads one line of stdout.
@@ -59,7 +65,7 @@ rdmatop never runs the confirm or fix commands it prints.`,
 	hf.register(cmd)
 	wf.registerLive(cmd, true)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
-	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron")
+	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron; not with --json")
 	return cmd
 }
 

@@ -193,3 +193,18 @@ func TestCheckFileRefusesTheIntervalReplayRefuses(t *testing.T) {
 		t.Errorf("check --interval 100us: exit %d (a fine step is allowed, as in replay): %s", code, stderr)
 	}
 }
+
+// --oneline with --json is two formats at once: a usage error (exit 2,
+// docs/cli.md), said as the one line a node-problem-detector plugin
+// reads, in either order; it used to print the one line and exit 1.
+func TestCheckOnelineAndJSONAreExclusive(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "--oneline", "--json", "../../testdata/rxe/pcap/lossy1.pcap"},
+		{"check", "--json", "--oneline", "../../testdata/rxe/pcap/clean.pcap"},
+	} {
+		out, _, code := runCLI(t, args...)
+		if code != exitUsage || !strings.HasPrefix(out, "UNKNOWN: --oneline and --json are exclusive") || strings.Count(out, "\n") != 1 {
+			t.Errorf("rdmatop %v: exit %d, %q", args, code, out)
+		}
+	}
+}
