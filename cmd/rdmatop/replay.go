@@ -79,7 +79,7 @@ error names the record and byte offset, and the exit status is 2.`,
 			return replayCapture(cmd, r, out.json)
 		},
 	}
-	cmd.Flags().DurationVar(&hf.interval, "interval", time.Second, "timeline step for a capture (default 1s, finer for a short capture)")
+	cmd.Flags().DurationVar(&hf.interval, "interval", time.Second, "timeline step for a capture; one shorter than a few seconds gets finer steps unless this is given")
 	cmd.Flags().StringVar(&hf.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	wf.registerAnalysis(cmd)
 	out.register(cmd, "the analysis")
