@@ -41,9 +41,12 @@ func newCheckCmd() *cobra.Command {
                                       date line precedes each). docs/saved-outputs.md
                                       says what to ask a customer for.
 
-Exit status: 0 when nothing is at warning or above, 1 when something is
-(in a recording: at any time during it), 2 on usage or input errors.
-rdmatop never runs the confirm or fix commands it prints.`,
+Exit status (docs/cli.md): 0 when nothing is at warning or above, 1 when
+something is (in a recording: at any time during it), 2 on usage or input
+errors and when nothing was checked (UNKNOWN: why). check never exits 3
+(a failure of the host, as in capture, record, serve): a source it may not
+read is reported as the running-unprivileged finding, and the rest is
+checked. rdmatop never runs the confirm or fix commands it prints.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
