@@ -240,8 +240,8 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 			few++
 		}
 		if i < most {
-			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
-				100*float64(p.MaxQPBytes)/float64(max(p.Bytes, 1)), 100*float64(p.MaxPortBytes)/float64(max(p.Bytes, 1)))
+			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%d%%\t%d%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
+				Percent(float64(p.MaxQPBytes), float64(p.Bytes)), Percent(float64(p.MaxPortBytes), float64(p.Bytes)))
 		}
 	}
 	tw.Flush()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -625,5 +626,27 @@ func TestFlowsEmptySaysWhatTheCaptureSaw(t *testing.T) {
 	m = send(m, FrameMsg{f})
 	if out := m.Render(); !strings.Contains(out, "no RoCE in the capture: 1234 packets, none UDP 4791") || strings.Contains(out, "no capture in this run") {
 		t.Errorf("a capture that saw 1234 packets and no RoCE:\n%s", out)
+	}
+}
+
+// The busiest host pair's share on one 5-tuple is the same number on the
+// Flows view and in the report of the same capture: the lossy rxe
+// capture's is 79.7%, which the screen cut to 79% while the report
+// rounded it to 80% (issue 33, item 12). Both print capture.Percent.
+func TestPathShareSameOnScreenAndReport(t *testing.T) {
+	f := fixtureFrame(t)
+	m := press(sized(send(New(Options{NoColor: true}), FrameMsg{f}), 160, 45), "3")
+	screen := regexp.MustCompile(`(\d+)% on one 5-tuple`).FindStringSubmatch(m.Render())
+	var rep strings.Builder
+	if err := capture.WriteReport(&rep, f.Wire, capture.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := f.Wire.Paths[0]
+	row := regexp.MustCompile(regexp.QuoteMeta(b.Src+" -> "+b.Dst) + `.* (\d+)%\s+(\d+)%`).FindStringSubmatch(rep.String())
+	if screen == nil || row == nil {
+		t.Fatalf("no share: screen %q, report %q", screen, row)
+	}
+	if screen[1] != row[2] || screen[1] != "80" {
+		t.Errorf("busiest 5-tuple: screen %s%%, report %s%% (79.7%% is 80%%)", screen[1], row[2])
 	}
 }
