@@ -31,7 +31,7 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		if s.Compressed {
 			b.WriteString(", gzip")
 		}
-		fmt.Fprintf(b, ", %s, snaplen %d)\n", s.LinkType, s.Snaplen)
+		fmt.Fprintf(b, ", %s, %s)\n", s.LinkType, snaplenText(s.Snaplen))
 	}
 	fmt.Fprintf(b, "packets  %d: %d RoCE (v2 %d, v1 %d), %d other, %d malformed, %d cut by the snap length\n",
 		s.Packets, s.RoCEPackets, s.RoCEv2Packets, s.RoCEv1Packets, s.NonRoCEPackets, s.MalformedPackets, s.TruncatedPackets)
@@ -143,6 +143,15 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// snaplenText says a file's snap length; 0 is a file that sets none
+// (pcapng's "no limit"), not a length of nothing.
+func snaplenText(n uint32) string {
+	if n == 0 {
+		return "no snap length set"
+	}
+	return fmt.Sprintf("snaplen %d", n)
 }
 
 // restOfFlows sums up the flows a report does not list: a cluster's
