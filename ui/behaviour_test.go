@@ -167,6 +167,35 @@ func TestDetailOpenClose(t *testing.T) {
 	}
 }
 
+// f focuses the findings strip, never takes the focus from it: the
+// Overview opens with the strip focused, and f there used to toggle it
+// off, leaving enter with nothing to open (issue 33, item 12). On a
+// table view f focuses the strip, a second f keeps it, esc gives the
+// cursor back to the table.
+func TestFindingsKeyFocuses(t *testing.T) {
+	m := loaded(t, monitor.ModeLive)
+	if !m.focusStrip {
+		t.Fatal("the Overview opens without the strip focused")
+	}
+	if o := press(m, "f", "enter"); !strings.Contains(o.Render(), "Finding: ") {
+		t.Errorf("f, enter on the Overview opened no finding:\n%s", o.Render())
+	}
+	m = press(m, "2")
+	if m.focusStrip {
+		t.Fatal("the QPs view opens with the strip focused")
+	}
+	m = press(m, "f", "f")
+	if o := press(m, "enter"); !m.focusStrip || !strings.Contains(o.Render(), "Finding: ") {
+		t.Errorf("f, f, enter on the QPs view opened no finding:\n%s", o.Render())
+	}
+	if m = press(m, "esc"); m.focusStrip {
+		t.Error("esc left the strip focused")
+	}
+	if o := press(m, "enter"); !strings.Contains(o.Render(), "QPs row") {
+		t.Errorf("after esc, enter did not open the QP row:\n%s", o.Render())
+	}
+}
+
 func TestHelpAndTooSmall(t *testing.T) {
 	m := press(loaded(t, monitor.ModeLive), "?")
 	for _, w := range []string{"quit", "sort order", "step back (replay)", "start (replay)", "filter"} {

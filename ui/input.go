@@ -109,7 +109,10 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.PrevView):
 		m.setView((m.view + numViews - 1) % numViews)
 	case key.Matches(k, km.Findings):
-		m.focusStrip = !m.focusStrip
+		// f focuses the strip, whatever has the focus: a toggle took it
+		// away where the strip opens focused (the Overview). esc gives it
+		// back to the view's table.
+		m.focusStrip = true
 	case key.Matches(k, km.Up):
 		m.move(-1)
 	case key.Matches(k, km.Down):
