@@ -17,14 +17,17 @@ type ReportOptions struct {
 
 // WriteReport prints a summary for people: capture facts, a verdict, the
 // opcode mix, flows with the troubled ones first, and the anomalies with
-// their packet numbers and times.
+// their packet numbers and times (WriteReportHead, then WriteReportBody).
 func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
-	if o.MaxFlows <= 0 {
-		o.MaxFlows = 50
+	if err := WriteReportHead(w, s); err != nil {
+		return err
 	}
-	if o.MaxAnomalies <= 0 {
-		o.MaxAnomalies = 100
-	}
+	return WriteReportBody(w, s, o)
+}
+
+// WriteReportHead prints the capture's facts and its verdict: what a
+// reader needs before the findings.
+func WriteReportHead(w io.Writer, s *Summary) error {
 	b := &strings.Builder{}
 	if s.File != "" {
 		fmt.Fprintf(b, "capture  %s (%s", termtext.Sanitize(s.File), s.Format)
@@ -80,10 +83,19 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	b.WriteString("\nverdict  ")
 	b.WriteString(verdict(s))
 	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
+// WriteReportBody prints the evidence behind the verdict: the opcode mix,
+// the flows with the troubled ones first, the paths and the anomalies.
+func WriteReportBody(w io.Writer, s *Summary, o ReportOptions) error {
+	if o.MaxFlows <= 0 {
+		o.MaxFlows = 50
+	}
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 100
+	}
 	if len(s.Opcodes) > 0 {
 		fmt.Fprintln(w, "\nopcodes")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
