@@ -2,8 +2,21 @@ package capture
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
+
+// Percent is part as a whole percentage of whole, rounded to the nearest
+// (half away from zero: 79.7 is 80, 12.5 is 13), 0 when whole is 0. It is
+// the one rounding of a share that the screen, the reports and the rules'
+// evidence print, so that the same capture says the same percentage in
+// each of them.
+func Percent(part, whole float64) int {
+	if whole == 0 {
+		return 0
+	}
+	return int(math.Round(100 * part / whole))
+}
 
 // PathSummary is the RoCEv2 traffic from one host to another, as the
 // flows in the table show it: how many QPs carry it and over how many UDP

@@ -17,21 +17,24 @@ type ReportOptions struct {
 
 // WriteReport prints a summary for people: capture facts, a verdict, the
 // opcode mix, flows with the troubled ones first, and the anomalies with
-// their packet numbers and times.
+// their packet numbers and times (WriteReportHead, then WriteReportBody).
 func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
-	if o.MaxFlows <= 0 {
-		o.MaxFlows = 50
+	if err := WriteReportHead(w, s); err != nil {
+		return err
 	}
-	if o.MaxAnomalies <= 0 {
-		o.MaxAnomalies = 100
-	}
+	return WriteReportBody(w, s, o)
+}
+
+// WriteReportHead prints the capture's facts and its verdict: what a
+// reader needs before the findings.
+func WriteReportHead(w io.Writer, s *Summary) error {
 	b := &strings.Builder{}
 	if s.File != "" {
 		fmt.Fprintf(b, "capture  %s (%s", termtext.Sanitize(s.File), s.Format)
 		if s.Compressed {
 			b.WriteString(", gzip")
 		}
-		fmt.Fprintf(b, ", %s, snaplen %d)\n", s.LinkType, s.Snaplen)
+		fmt.Fprintf(b, ", %s, %s)\n", s.LinkType, snaplenText(s.Snaplen))
 	}
 	fmt.Fprintf(b, "packets  %d: %d RoCE (v2 %d, v1 %d), %d other, %d malformed, %d cut by the snap length\n",
 		s.Packets, s.RoCEPackets, s.RoCEv2Packets, s.RoCEv1Packets, s.NonRoCEPackets, s.MalformedPackets, s.TruncatedPackets)
@@ -80,10 +83,19 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 	b.WriteString("\nverdict  ")
 	b.WriteString(verdict(s))
 	b.WriteString("\n")
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
-	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
 
+// WriteReportBody prints the evidence behind the verdict: the opcode mix,
+// the flows with the troubled ones first, the paths and the anomalies.
+func WriteReportBody(w io.Writer, s *Summary, o ReportOptions) error {
+	if o.MaxFlows <= 0 {
+		o.MaxFlows = 50
+	}
+	if o.MaxAnomalies <= 0 {
+		o.MaxAnomalies = 100
+	}
 	if len(s.Opcodes) > 0 {
 		fmt.Fprintln(w, "\nopcodes")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -143,6 +155,15 @@ func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
 		tw.Flush()
 	}
 	return nil
+}
+
+// snaplenText says a file's snap length; 0 is a file that sets none
+// (pcapng's "no limit"), not a length of nothing.
+func snaplenText(n uint32) string {
+	if n == 0 {
+		return "no snap length set"
+	}
+	return fmt.Sprintf("snaplen %d", n)
 }
 
 // restOfFlows sums up the flows a report does not list: a cluster's
@@ -240,8 +261,8 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 			few++
 		}
 		if i < most {
-			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%.0f%%\t%.0f%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
-				100*float64(p.MaxQPBytes)/float64(max(p.Bytes, 1)), 100*float64(p.MaxPortBytes)/float64(max(p.Bytes, 1)))
+			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%d%%\t%d%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
+				Percent(float64(p.MaxQPBytes), float64(p.Bytes)), Percent(float64(p.MaxPortBytes), float64(p.Bytes)))
 		}
 	}
 	tw.Flush()

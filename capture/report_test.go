@@ -56,3 +56,17 @@ func TestReportRingDrops(t *testing.T) {
 		}
 	}
 }
+
+// A file that sets no snap length (pcapng's 0: no limit) is said to set
+// none, not to keep 0 bytes of each frame.
+func TestReportSnapLength(t *testing.T) {
+	for snap, want := range map[uint32]string{0: ", ethernet, no snap length set)", 128: ", ethernet, snaplen 128)"} {
+		var b bytes.Buffer
+		if err := WriteReport(&b, &Summary{File: "x.pcapng", Format: "pcapng", LinkType: "ethernet", Snaplen: snap}, ReportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("snap length %d: %q", snap, strings.SplitN(b.String(), "\n", 2)[0])
+		}
+	}
+}

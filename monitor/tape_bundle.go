@@ -136,6 +136,7 @@ func (t *BundleTape) Progress() (done, total int64) {
 // interface it captured (its -i) when known, else the file.
 func (t *BundleTape) Describe(s *capture.Summary) {
 	s.File, s.Format, s.LinkType = t.path, "rdmatop bundle (pcapng)", "ethernet"
+	s.Snaplen = t.r.SnapLen()
 	if o := selection(t.r.Header.Selection); o.Netdev != "" {
 		s.File, s.Interface = o.Netdev, o.Netdev
 	}

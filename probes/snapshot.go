@@ -121,14 +121,17 @@ type QP struct {
 	MemlockSoft      *uint64 `json:"memlock_soft,omitempty" expr:"memlock_soft"` // bytes; absent when unlimited or unknown
 	MemlockUnlimited bool    `json:"memlock_unlimited,omitempty" expr:"memlock_unlimited"`
 	// What the owner's cgroup says (probes/owner): its path, the
-	// container (runtime and 64-hex id) and the Kubernetes pod (UID; Pod
-	// is NAMESPACE/NAME when the node's /var/log/pods names the UID).
-	// Empty when unknown or when the cgroup names none.
+	// container (runtime and 64-hex id) and the Kubernetes pod (UID, its
+	// QoS class, and Pod: NAMESPACE/NAME when the node's /var/log/pods
+	// names the UID). Empty when unknown or when the cgroup names none.
 	Cgroup      string `json:"cgroup,omitempty" expr:"cgroup"`
 	Runtime     string `json:"container_runtime,omitempty" expr:"container_runtime"`
 	ContainerID string `json:"container_id,omitempty" expr:"container_id"`
 	PodUID      string `json:"pod_uid,omitempty" expr:"pod_uid"`
-	Pod         string `json:"pod,omitempty" expr:"pod"`
+	// PodQoS is the pod's Kubernetes QoS class, from the cgroup's pod
+	// slice: guaranteed, burstable or besteffort.
+	PodQoS string `json:"pod_qos_class,omitempty" expr:"pod_qos_class"`
+	Pod    string `json:"pod,omitempty" expr:"pod"`
 }
 
 // Severity of an event or finding.

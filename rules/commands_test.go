@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -53,5 +54,26 @@ func TestVarsNameAPlaceholder(t *testing.T) {
 	}
 	if got := renderCommands(r.Confirm, nil, map[string]string{"PCI_ADDR": "0000:01:00.0"}); got[0] != "lspci -s 0000:01:00.0" {
 		t.Errorf("%q", got)
+	}
+}
+
+// A command inside a cause or a fix, which are prose, is backquoted: the
+// screen wraps prose at spaces but keeps a `backquoted` span whole, so
+// that `echo 1 > PATH` never loses its path to the next line (issue 33,
+// item 8). The usual shapes of a command: an echo into a file, or one of
+// the tools the pack names followed by an option.
+func TestProseCommandsAreBackquoted(t *testing.T) {
+	p, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := regexp.MustCompile(`echo \d+ >|\b(tcpdump|ethtool|mlnx_qos|cma_roce_tos|ibdump|rdmatop|gdb|dcb|mlxconfig|ip|rdma|sysctl|setcap|ulimit|devlink|lspci) -`)
+	quoted := regexp.MustCompile("`[^`]*`")
+	for _, r := range p.Rules {
+		for _, s := range append([]string{r.Cause}, r.Fix...) {
+			if command.MatchString(quoted.ReplaceAllString(s, "``")) {
+				t.Errorf("%s: a command outside backquotes in %q", r.ID, s)
+			}
+		}
 	}
 }

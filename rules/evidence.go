@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/template"
 	"text/template/parse"
+
+	"github.com/rdmatop/rdmatop/capture"
 )
 
 // Rendering a finding's evidence is most of what a finding costs, and an
@@ -199,7 +201,7 @@ var templateFuncs = template.FuncMap{
 		if !ok1 || !ok2 || b == 0 {
 			return "n/a"
 		}
-		return strconv.FormatFloat(100*a/b, 'f', 0, 64) + "%"
+		return strconv.Itoa(capture.Percent(a, b)) + "%"
 	},
 }
 

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -166,6 +167,35 @@ func TestDetailOpenClose(t *testing.T) {
 	}
 }
 
+// f focuses the findings strip, never takes the focus from it: the
+// Overview opens with the strip focused, and f there used to toggle it
+// off, leaving enter with nothing to open (issue 33, item 12). On a
+// table view f focuses the strip, a second f keeps it, esc gives the
+// cursor back to the table.
+func TestFindingsKeyFocuses(t *testing.T) {
+	m := loaded(t, monitor.ModeLive)
+	if !m.focusStrip {
+		t.Fatal("the Overview opens without the strip focused")
+	}
+	if o := press(m, "f", "enter"); !strings.Contains(o.Render(), "Finding: ") {
+		t.Errorf("f, enter on the Overview opened no finding:\n%s", o.Render())
+	}
+	m = press(m, "2")
+	if m.focusStrip {
+		t.Fatal("the QPs view opens with the strip focused")
+	}
+	m = press(m, "f", "f")
+	if o := press(m, "enter"); !m.focusStrip || !strings.Contains(o.Render(), "Finding: ") {
+		t.Errorf("f, f, enter on the QPs view opened no finding:\n%s", o.Render())
+	}
+	if m = press(m, "esc"); m.focusStrip {
+		t.Error("esc left the strip focused")
+	}
+	if o := press(m, "enter"); !strings.Contains(o.Render(), "QPs row") {
+		t.Errorf("after esc, enter did not open the QP row:\n%s", o.Render())
+	}
+}
+
 func TestHelpAndTooSmall(t *testing.T) {
 	m := press(loaded(t, monitor.ModeLive), "?")
 	for _, w := range []string{"quit", "sort order", "step back (replay)", "start (replay)", "filter"} {
@@ -196,6 +226,27 @@ func TestHelpAndTooSmall(t *testing.T) {
 	for _, l := range strings.Split(m.Render(), "\n") {
 		if n := len([]rune(l)); n > 60 {
 			t.Errorf("line wider than 60: %d %q", n, l)
+		}
+	}
+}
+
+// Every key of the help is on the help screen, at 80×24 (two columns)
+// and at the smallest size, where ↑/↓ scroll it: a list longer than the
+// screen lost its last keys.
+func TestHelpShowsEveryKey(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {MinWidth, MinHeight}} {
+		m := sized(press(loaded(t, monitor.ModeLive), "?"), size[0], size[1])
+		seen := m.Render()
+		for range 40 {
+			m = press(m, "down")
+			seen += m.Render()
+		}
+		for _, g := range m.keys.FullHelp() {
+			for _, b := range g {
+				if d := b.Help().Desc; !strings.Contains(seen, "  "+b.Help().Key) || !strings.Contains(seen, d[:min(len(d), 20)]) {
+					t.Errorf("%dx%d: the help never shows %q %q", size[0], size[1], b.Help().Key, d)
+				}
+			}
 		}
 	}
 }
@@ -604,5 +655,27 @@ func TestFlowsEmptySaysWhatTheCaptureSaw(t *testing.T) {
 	m = send(m, FrameMsg{f})
 	if out := m.Render(); !strings.Contains(out, "no RoCE in the capture: 1234 packets, none UDP 4791") || strings.Contains(out, "no capture in this run") {
 		t.Errorf("a capture that saw 1234 packets and no RoCE:\n%s", out)
+	}
+}
+
+// The busiest host pair's share on one 5-tuple is the same number on the
+// Flows view and in the report of the same capture: the lossy rxe
+// capture's is 79.7%, which the screen cut to 79% while the report
+// rounded it to 80% (issue 33, item 12). Both print capture.Percent.
+func TestPathShareSameOnScreenAndReport(t *testing.T) {
+	f := fixtureFrame(t)
+	m := press(sized(send(New(Options{NoColor: true}), FrameMsg{f}), 160, 45), "3")
+	screen := regexp.MustCompile(`(\d+)% on one 5-tuple`).FindStringSubmatch(m.Render())
+	var rep strings.Builder
+	if err := capture.WriteReport(&rep, f.Wire, capture.ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	b := f.Wire.Paths[0]
+	row := regexp.MustCompile(regexp.QuoteMeta(b.Src+" -> "+b.Dst) + `.* (\d+)%\s+(\d+)%`).FindStringSubmatch(rep.String())
+	if screen == nil || row == nil {
+		t.Fatalf("no share: screen %q, report %q", screen, row)
+	}
+	if screen[1] != row[2] || screen[1] != "80" {
+		t.Errorf("busiest 5-tuple: screen %s%%, report %s%% (79.7%% is 80%%)", screen[1], row[2])
 	}
 }

@@ -440,10 +440,10 @@ func pathsLine(paths []capture.PathSummary) string {
 		}
 	}
 	b := &paths[0] // the busiest
-	share := 100 * b.MaxPortBytes / max(b.Bytes, 1)
+	share := capture.Percent(float64(b.MaxPortBytes), float64(b.Bytes))
 	return "paths " + count(len(paths), "host pair") + ", " + strconv.Itoa(few) + " on ≤" + strconv.Itoa(capture.FewUDPPorts) +
 		" UDP ports · busiest " + termtext.Sanitize(b.Src) + "→" + termtext.Sanitize(b.Dst) + ": " + count(b.QPs, "QP") + ", " +
-		count(b.UDPSrcPorts, "port") + ", " + strconv.FormatUint(share, 10) + "% on one 5-tuple"
+		count(b.UDPSrcPorts, "port") + ", " + strconv.Itoa(share) + "% on one 5-tuple"
 }
 
 // count writes n things: "1 QP", "3 QPs".

@@ -16,42 +16,48 @@ import (
 
 // The text of the detail panes: a finding and the host configuration.
 
-func findingDetail(f rules.Finding) []string {
-	var l []string
-	l = append(l, "severity  "+sevWord(string(f.Severity))+"    rule  "+termtext.Sanitize(f.Rule))
+// findingDetail is a finding's detail pane: its facts, evidence and
+// cause as prose, the commands that confirm it as commands (never
+// wrapped, see layoutPane), the fix and the docs as prose.
+func findingDetail(f rules.Finding) []paneLine {
+	var l []paneLine
+	l = append(l, prose("severity  "+sevWord(string(f.Severity))+"    rule  "+termtext.Sanitize(f.Rule))...)
 	if len(f.Objects) > 0 {
-		l = append(l, "objects   "+objects(f.Objects))
+		l = append(l, prose("objects   "+objects(f.Objects))...)
 	}
 	if !f.FirstSeen.IsZero() {
-		l = append(l, "since     "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05")+"  last "+f.LastSeen.UTC().Format("15:04:05"))
+		l = append(l, prose("since     "+f.FirstSeen.UTC().Format("2006-01-02 15:04:05")+"  last "+f.LastSeen.UTC().Format("15:04:05"))...)
 		if f.Occurrences > 1 {
-			l = append(l, fmt.Sprintf("          %d separate times, the latest from %s", f.Occurrences, f.LatestSince.UTC().Format("15:04:05")))
+			l = append(l, prose(fmt.Sprintf("          %d separate times, the latest from %s", f.Occurrences, f.LatestSince.UTC().Format("15:04:05")))...)
 		}
 	}
 	if c := f.ExplainedBy; c != nil && c.Via != "" {
-		l = append(l, "cause     "+termtext.Sanitize(c.Rule)+" ("+termtext.Sanitize(c.Via)+")")
+		l = append(l, prose("cause     "+termtext.Sanitize(c.Rule)+" ("+termtext.Sanitize(c.Via)+")")...)
 	}
-	l = append(l, "", "EVIDENCE")
-	l = append(l, indent(f.Evidence)...)
-	l = append(l, "", "LIKELY CAUSE")
-	l = append(l, indent(f.Cause)...)
-	l = append(l, "", "HOW TO CONFIRM")
+	l = append(l, prose("", "EVIDENCE")...)
+	l = append(l, prose(indent(f.Evidence)...)...)
+	l = append(l, prose("", "LIKELY CAUSE")...)
+	l = append(l, prose(indent(f.Cause)...)...)
+	l = append(l, prose("", "HOW TO CONFIRM")...)
 	for _, c := range f.Confirm {
-		l = append(l, indent("$ "+c)...)
+		for _, ln := range indent("$ " + c) {
+			l = append(l, paneLine{text: ln, cmd: true})
+		}
 	}
-	l = append(l, "", "FIX")
+	l = append(l, prose("", "FIX")...)
 	for _, c := range f.Fix {
-		l = append(l, indent("• "+c)...)
+		l = append(l, prose(indent("• "+c)...)...)
 	}
 	if len(f.Docs) > 0 {
-		l = append(l, "", "DOCS")
+		l = append(l, prose("", "DOCS")...)
 		for _, c := range f.Docs {
-			l = append(l, indent(c)...)
+			l = append(l, prose(indent(c)...)...)
 		}
 	}
 	return l
 }
 
+// indent sanitises s and indents each of its lines by two spaces.
 func indent(s string) []string {
 	var out []string
 	for _, ln := range strings.Split(strings.TrimSpace(s), "\n") {

@@ -40,7 +40,7 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Quit):
 		return m, tea.Quit
 	case key.Matches(k, km.Help):
-		m.showHelp = !m.showHelp
+		m.showHelp, m.helpOff = !m.showHelp, 0
 		return m, nil
 	case key.Matches(k, km.Back):
 		switch {
@@ -71,7 +71,16 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	}
-	if m.detail != nil || m.showHelp {
+	if m.showHelp {
+		switch {
+		case key.Matches(k, km.Down):
+			m.helpOff++
+		case key.Matches(k, km.Up):
+			m.helpOff = max(0, m.helpOff-1)
+		}
+		return m, nil
+	}
+	if m.detail != nil {
 		switch {
 		case key.Matches(k, km.Down):
 			m.detailOff++
@@ -79,6 +88,10 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			if m.detailOff > 0 {
 				m.detailOff--
 			}
+		case key.Matches(k, km.Right):
+			m.detailHOff = min(m.detailHOff+m.hStep(), m.detailHMax())
+		case key.Matches(k, km.Left):
+			m.detailHOff = max(0, m.detailHOff-m.hStep())
 		}
 		return m, nil
 	}
@@ -96,7 +109,10 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.PrevView):
 		m.setView((m.view + numViews - 1) % numViews)
 	case key.Matches(k, km.Findings):
-		m.focusStrip = !m.focusStrip
+		// f focuses the strip, whatever has the focus: a toggle took it
+		// away where the strip opens focused (the Overview). esc gives it
+		// back to the view's table.
+		m.focusStrip = true
 	case key.Matches(k, km.Up):
 		m.move(-1)
 	case key.Matches(k, km.Down):
@@ -226,8 +242,18 @@ func (m *Model) selectPort(d int) {
 	m.buildCounters()
 }
 
+// hStep is how far ←/→ scroll the detail pane: half its width, as less
+// does.
+func (m *Model) hStep() int { return max(1, m.width/2) }
+
+// detailHMax is how far the detail pane scrolls sideways: until the end
+// of its widest line is in view.
+func (m *Model) detailHMax() int {
+	return max(0, widest(layoutPane(m.detail, m.width))-m.width)
+}
+
 func (m *Model) openDetail() {
-	m.detailOff = 0
+	m.detailOff, m.detailHOff = 0, 0
 	if m.focusStrip {
 		if m.findingSel < len(m.active) {
 			f := m.active[m.findingSel]
@@ -252,7 +278,7 @@ func (m *Model) openDetail() {
 	m.detail = nil
 	for i, c := range t.Cols {
 		if i < len(r.Cells) {
-			m.detail = append(m.detail, fmt.Sprintf("%-14s %s", c.Title, r.Cells[i]))
+			m.detail = append(m.detail, prose(fmt.Sprintf("%-14s %s", c.Title, r.Cells[i]))...)
 		}
 	}
 }

@@ -9,6 +9,7 @@ type KeyMap struct {
 	NextView, PrevView                       key.Binding
 	Up, Down, PageUp, PageDown               key.Binding
 	Enter, Back                              key.Binding
+	Left, Right                              key.Binding // detail: scroll sideways
 	Findings                                 key.Binding
 	Sort, SortOrder, Filter                  key.Binding
 	Pause                                    key.Binding
@@ -43,6 +44,8 @@ func DefaultKeyMap() KeyMap {
 		PageDown:    b("pgdn", "page down", "pgdown"),
 		Enter:       b("enter", "details", "enter"),
 		Back:        b("esc", "back", "esc"),
+		Left:        b("←/→", "scroll a detail sideways", "left"),
+		Right:       b("→", "scroll a detail right", "right"),
 		Findings:    b("f", "focus findings", "f"),
 		Sort:        b("s", "sort column", "s"),
 		SortOrder:   b("S", "sort order", "S"),
@@ -68,11 +71,11 @@ func (k KeyMap) ShortHelp() []key.Binding {
 	return []key.Binding{k.Quit, k.Help, k.NextView, k.Enter, k.Sort, k.Filter, k.Pause, k.Findings}
 }
 
-// FullHelp is the ? screen.
+// FullHelp is the ? screen (Left stands for Right too: "←/→").
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.View1, k.View2, k.View3, k.View4, k.View5, k.View6, k.NextView, k.PrevView},
-		{k.Up, k.Down, k.PageUp, k.PageDown, k.Enter, k.Back, k.Findings, k.PrevPort, k.NextPort},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Enter, k.Back, k.Left, k.Findings, k.PrevPort, k.NextPort},
 		{k.Sort, k.SortOrder, k.Filter, k.Severity, k.Pause, k.Slower, k.Faster},
 		{k.StepBack, k.StepForward, k.SpeedDown, k.SpeedUp, k.Start, k.End, k.Began, k.Help, k.Quit},
 	}

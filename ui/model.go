@@ -78,11 +78,13 @@ type Model struct {
 
 	view        int
 	showHelp    bool
+	helpOff     int  // help lines scrolled down
 	focusStrip  bool // the findings strip has the cursor
 	findingSel  int
-	detail      []string // open detail pane (lines), nil when closed
+	detail      []paneLine // open detail pane (lines), nil when closed
 	detailTitle string
-	detailOff   int
+	detailOff   int // lines scrolled down
+	detailHOff  int // cells scrolled sideways (a long command)
 
 	pktFlow  int // flow whose packets pane is open, 0 when closed
 	pktTitle string

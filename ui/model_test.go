@@ -121,14 +121,18 @@ func TestGoldenDetailAndNoDevices(t *testing.T) {
 	m = press(m, "enter")
 	t.Run("detail", func(t *testing.T) { golden.RequireEqual(t, m.Render()) })
 
-	empty := monitor.Frame{Time: t0, Mode: monitor.ModeLive, Snapshot: &probes.Snapshot{Time: t0,
-		Host: probes.HostInfo{Hostname: "laptop", Kernel: "6.8.0"},
-		Status: []probes.Status{{Source: "sysfs", State: probes.StateNotSupported, Detail: "no /sys/class/infiniband"},
-			{Source: "rdma netlink", State: probes.StateNotSupported}}}}
-	n := send(sized(New(Options{NoColor: true}), 100, 30), FrameMsg{empty})
+	n := send(sized(New(Options{NoColor: true}), 100, 30), FrameMsg{noDevicesFrame()})
 	t.Run("nodevices", func(t *testing.T) { golden.RequireEqual(t, n.Render()) })
 	if out := n.Render(); !strings.Contains(out, "rdmatop demo") || !strings.Contains(out, "rdmatop replay FILE") ||
 		!strings.Contains(out, "sysfs: not_supported") {
 		t.Errorf("no-device screen:\n%s", out)
 	}
+}
+
+// noDevicesFrame is a laptop's: no RDMA device, no capture.
+func noDevicesFrame() monitor.Frame {
+	return monitor.Frame{Time: t0, Mode: monitor.ModeLive, Snapshot: &probes.Snapshot{Time: t0,
+		Host: probes.HostInfo{Hostname: "laptop", Kernel: "6.8.0"},
+		Status: []probes.Status{{Source: "sysfs", State: probes.StateNotSupported, Detail: "no /sys/class/infiniband"},
+			{Source: "rdma netlink", State: probes.StateNotSupported}}}}
 }

@@ -209,113 +209,85 @@ func (m Model) classStyle(c string) lipgloss.Style {
 	return m.sevStyle(c)
 }
 
+// detailScreen is the open detail pane: its lines laid out for the
+// width (layoutPane), from the line and the cell it is scrolled to.
 func (m Model) detailScreen(h int) []string {
-	out := []string{m.paint(m.styles.Title, clip(m.detailTitle+"   (esc back, ↑/↓ scroll)", m.width))}
-	lines := wrapAll(m.detail, m.width)
+	lines := layoutPane(m.detail, m.width)
+	keys := "esc back, ↑/↓ scroll"
+	if widest(lines) > m.width {
+		keys = "esc back, ↑/↓ ←/→ scroll"
+	}
+	out := []string{m.paint(m.styles.Title, clipKeeping(m.detailTitle, "   ("+keys+")", m.width))}
 	off := min(m.detailOff, max(0, len(lines)-1))
+	hoff := min(m.detailHOff, max(0, widest(lines)-m.width))
 	for _, l := range lines[off:] {
 		if len(out) == h {
 			break
 		}
-		out = append(out, l)
+		out = append(out, window(l, hoff, m.width))
 	}
 	return out
 }
 
+// helpScreen lists the keys: in two columns when one does not fit, and
+// scrolled with ↑/↓ when two do not either.
 func (m Model) helpScreen(h int) []string {
-	out := []string{m.paint(m.styles.Title, "Keys   (esc or ? to close)")}
+	var rows []string
 	for _, g := range m.keys.FullHelp() {
 		for _, b := range g {
 			if !b.Enabled() {
 				continue
 			}
-			out = append(out, clip("  "+fit(b.Help().Key, 10)+b.Help().Desc, m.width))
+			rows = append(rows, clip("  "+fit(b.Help().Key, 10)+b.Help().Desc, m.width))
 		}
 	}
-	if len(out) > h && m.width >= 80 {
+	if len(rows) > h-1 && m.width >= 80 {
 		// Two columns when it does not fit.
-		half := (len(out) - 1 + 1) / 2
-		cols := make([]string, 0, half+1)
-		cols = append(cols, out[0])
+		half := (len(rows) + 1) / 2
+		cols := make([]string, 0, half)
 		for i := 0; i < half; i++ {
-			l := fit(out[1+i], 40)
-			if 1+half+i < len(out) {
-				l += out[1+half+i]
+			l := fit(rows[i], 40)
+			if half+i < len(rows) {
+				l += rows[half+i]
 			}
 			cols = append(cols, clip(l, m.width))
 		}
-		out = cols
+		rows = cols
 	}
-	return out
+	title := "Keys   (esc or ? to close)"
+	if len(rows) > h-1 {
+		title = "Keys   (esc or ? to close, ↑/↓ scroll)"
+		rows = rows[min(m.helpOff, len(rows)-(h-1)):]
+	}
+	return append([]string{m.paint(m.styles.Title, clip(title, m.width))}, rows...)
 }
 
-// wrapAll wraps plain lines at width, keeping the indentation.
-func wrapAll(ls []string, w int) []string {
-	var out []string
-	for _, l := range ls {
-		r := []rune(l)
-		if len(r) <= w {
-			out = append(out, l)
-			continue
-		}
-		ind := 0
-		for ind < len(r) && r[ind] == ' ' {
-			ind++
-		}
-		pad := strings.Repeat(" ", min(ind+2, w/2))
-		first := true
-		for len(r) > 0 {
-			lim := w
-			if !first {
-				lim = w - len(pad)
-			}
-			if len(r) <= lim {
-				if first {
-					out = append(out, string(r))
-				} else {
-					out = append(out, pad+string(r))
-				}
-				break
-			}
-			cut := lim
-			for i := lim; i > lim/2; i-- {
-				if r[i] == ' ' {
-					cut = i
-					break
-				}
-			}
-			seg := strings.TrimRight(string(r[:cut]), " ")
-			if first {
-				out = append(out, seg)
-			} else {
-				out = append(out, pad+seg)
-			}
-			r = []rune(strings.TrimLeft(string(r[cut:]), " "))
-			first = false
-		}
-	}
-	return out
-}
-
+// noDevicesScreen says that the host has no RDMA device, why, and what to
+// do: load a driver, make a Soft-RoCE device (a command of its own line,
+// whole at any width) or try rdmatop on a capture or the demo.
 func (m Model) noDevicesScreen() []string {
 	s := m.frame.Snapshot
 	out := []string{"", m.paint(m.styles.Warning, "  No RDMA devices found on this host."), ""}
+	var l []paneLine
 	for _, st := range s.Status {
 		if st.Source == "sysfs" || st.State != probes.StateOK {
-			out = append(out, clip("    "+termtext.Sanitize(st.Source)+": "+string(st.State)+" "+termtext.Sanitize(st.Detail), m.width))
+			l = append(l, prose("    "+termtext.Sanitize(st.Source)+": "+string(st.State)+" "+termtext.Sanitize(st.Detail))...)
 		}
 	}
-	out = append(out, "",
+	l = append(l, prose("",
 		"  rdmatop reads /sys/class/infiniband and RDMA netlink; neither shows a device here.",
-		"  Load a driver (e.g. mlx5_ib, or Soft-RoCE: rdma link add rxe0 type rxe netdev eth0),",
+		"  Load a driver (e.g. mlx5_ib), or make a Soft-RoCE device on a netdev:",
+		"")...)
+	l = append(l, paneLine{text: "    rdma link add rxe0 type rxe netdev eth0", cmd: true})
+	l = append(l, prose("",
 		"  or try rdmatop without hardware:",
 		"",
-		"    rdmatop demo            a built-in scenario that shows every view and finding",
+		"    rdmatop demo            a built-in scenario showing every view and finding",
 		"    rdmatop replay FILE     a pcap/pcapng capture or a recorded bundle",
 		"",
-		"  q quits.")
-	for i := range out {
-		out[i] = clip(out[i], m.width)
+		"  q quits.")...)
+	for _, ln := range layoutPane(l, m.width) {
+		out = append(out, window(ln, 0, m.width))
 	}
 	return out
 }

@@ -41,12 +41,21 @@ func newCheckCmd() *cobra.Command {
                                       date line precedes each). docs/saved-outputs.md
                                       says what to ask a customer for.
 
-Exit status: 0 when nothing is at warning or above, 1 when something is
-(in a recording: at any time during it), 2 on usage or input errors.
-rdmatop never runs the confirm or fix commands it prints.`,
+Exit status (docs/cli.md): 0 when nothing is at warning or above, 1 when
+something is (in a recording: at any time during it), 2 on usage or input
+errors and when nothing was checked (UNKNOWN: why). check never exits 3
+(a failure of the host, as in capture, record, serve): a source it may not
+read is reported as the running-unprivileged finding, and the rest is
+checked. rdmatop never runs the confirm or fix commands it prints.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			err := runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+			var err error
+			if oneLine && asJSON {
+				// Two formats asked for: neither is guessed.
+				err = usageError{errors.New("--oneline and --json are exclusive: --oneline prints one line of text")}
+			} else {
+				err = runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+			}
 			var ec exitCode
 			if oneLine && err != nil && !errors.As(err, &ec) {
 				// node-problem-detector reads one line of stdout.
@@ -59,7 +68,7 @@ rdmatop never runs the confirm or fix commands it prints.`,
 	hf.register(cmd)
 	wf.registerLive(cmd, true)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
-	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron")
+	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron; not with --json")
 	return cmd
 }
 
@@ -89,7 +98,9 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 			return err
 		}
 	} else {
-		hf.intervalSet = cmd.Flags().Changed("interval")
+		if err := hf.checkTimeline(cmd); err != nil {
+			return err
+		}
 		open, kind, err := replayOpener(args[0], hf, wf, pack, 0, false)
 		if err != nil {
 			return err

@@ -171,3 +171,40 @@ func TestCaptureWithoutPermissionIsAFailure(t *testing.T) {
 		t.Errorf("capture as nobody: %v, %q; want exit 3 naming CAP_NET_RAW", err, out)
 	}
 }
+
+// check FILE takes --interval as replay does, the step of the file's
+// timeline, and refuses the same values the same way: --interval 0 was
+// accepted by check and refused by replay (issue 33, item 12).
+func TestCheckFileRefusesTheIntervalReplayRefuses(t *testing.T) {
+	const capture = "../../testdata/rxe/pcap/lossy1.pcap"
+	for _, iv := range []string{"0", "25h"} {
+		_, want, wantCode := runCLI(t, "replay", capture, "--report", "--interval", iv)
+		if wantCode != 2 || !strings.Contains(want, "--interval") {
+			t.Fatalf("replay --interval %s: exit %d, %q", iv, wantCode, want)
+		}
+		if out, stderr, code := runCLI(t, "check", capture, "--interval", iv); code != 2 || stderr != want || out != "" {
+			t.Errorf("check --interval %s: exit %d, stdout %.200q, stderr %q; want 2 and %q", iv, code, out, stderr, want)
+		}
+		if out, _, code := runCLI(t, "check", capture, "--interval", iv, "--oneline"); code != 2 || out != "UNKNOWN: "+strings.TrimPrefix(want, "rdmatop: ") {
+			t.Errorf("check --oneline --interval %s: exit %d, %q", iv, code, out)
+		}
+	}
+	if _, stderr, code := runCLI(t, "check", capture, "--interval", "100us"); code != 1 {
+		t.Errorf("check --interval 100us: exit %d (a fine step is allowed, as in replay): %s", code, stderr)
+	}
+}
+
+// --oneline with --json is two formats at once: a usage error (exit 2,
+// docs/cli.md), said as the one line a node-problem-detector plugin
+// reads, in either order; it used to print the one line and exit 1.
+func TestCheckOnelineAndJSONAreExclusive(t *testing.T) {
+	for _, args := range [][]string{
+		{"check", "--oneline", "--json", "../../testdata/rxe/pcap/lossy1.pcap"},
+		{"check", "--json", "--oneline", "../../testdata/rxe/pcap/clean.pcap"},
+	} {
+		out, _, code := runCLI(t, args...)
+		if code != exitUsage || !strings.HasPrefix(out, "UNKNOWN: --oneline and --json are exclusive") || strings.Count(out, "\n") != 1 {
+			t.Errorf("rdmatop %v: exit %d, %q", args, code, out)
+		}
+	}
+}

@@ -110,6 +110,17 @@ func (h *hostFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
+// checkTimeline checks --interval as the step of a file's timeline (replay,
+// check FILE): a capture's intervals are its own time, so they may be far
+// finer than a live sample's, but never zero.
+func (h *hostFlags) checkTimeline(cmd *cobra.Command) error {
+	h.intervalSet = cmd.Flags().Changed("interval")
+	if h.interval < time.Microsecond || h.interval > 24*time.Hour {
+		return usageError{fmt.Errorf("--interval %v: between 1µs and 24h", h.interval)}
+	}
+	return nil
+}
+
 func (h *hostFlags) pack() (*rules.Pack, error) {
 	p, err := rules.WithDir(h.rules)
 	if err != nil {

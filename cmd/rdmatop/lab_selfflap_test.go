@@ -203,3 +203,34 @@ func labCPU(t *testing.T, name string) map[string]cpuMark {
 	}
 	return out
 }
+
+// record.pcapng.gz was recorded with --snaplen 128 (MANIFEST.md), and its
+// interface says so; the report said "snaplen 0" beside 36318 packets "cut
+// by the snap length" (issue 33, item 12). It says the recording's 128,
+// and so does --json.
+func TestLabRecordingSaysItsSnapLength(t *testing.T) {
+	rec := labSelfFlap + "record.pcapng.gz"
+	out, stderr, code := runCLI(t, "replay", rec, "--report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(out, "(rdmatop bundle (pcapng), ethernet, snaplen 128)") ||
+		!regexp.MustCompile(`(?m)^packets  \d+: .*, [1-9]\d* cut by the snap length$`).MatchString(out) {
+		t.Errorf("report:\n%.600s", out[strings.Index(out, "\ncapture"):])
+	}
+	out, stderr, code = runCLI(t, "replay", rec, "--json")
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Wire struct {
+			Snaplen uint32 `json:"snaplen"`
+		} `json:"wire"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Wire.Snaplen != 128 {
+		t.Errorf("--json: wire.snaplen %d, want 128", doc.Wire.Snaplen)
+	}
+}

@@ -141,3 +141,32 @@ func TestProbeTimeoutFlag(t *testing.T) {
 		t.Errorf("--probe-timeout 5s: exit %d, %q", code, errOut)
 	}
 }
+
+// replay --report gives the answer first: the verdict, then the findings,
+// then what they rest on; the lossy capture's findings came after its 95
+// anomaly lines (issue 33, item 12). A recording's report gives its
+// findings before its ports, events, sources and capture.
+func TestReplayReportAnswerFirst(t *testing.T) {
+	order := func(t *testing.T, out string, heads ...string) {
+		t.Helper()
+		last := -1
+		for _, h := range heads {
+			i := strings.Index(out, h)
+			if i <= last {
+				t.Errorf("%q at %d, not after the previous heading (%d):\n%.1500s", h, i, last, out)
+				return
+			}
+			last = i
+		}
+	}
+	out, stderr, code := runCLI(t, "replay", "../../testdata/rxe/pcap/lossy1.pcap", "--report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	order(t, out, "\nverdict  ", "\nfindings\n", "[packet-loss]", "\nopcodes\n", "\nflows (", "\nanomalies (95)", "\nqos (")
+	out, stderr, code = runCLI(t, "replay", "../../testdata/lab/faults/faults.bundle.gz", "--report")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	order(t, out, "bundle   ", "\nfindings\n", "[rnr-nak]", "\nports (last tick)", "\nevents\n", "\nsources (last tick)")
+}

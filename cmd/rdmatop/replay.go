@@ -39,9 +39,8 @@ per-interval "series". A damaged file is analysed up to the damage; the
 error names the record and byte offset, and the exit status is 2.`,
 		Args: oneFile("replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			hf.intervalSet = cmd.Flags().Changed("interval")
-			if hf.interval < time.Microsecond || hf.interval > 24*time.Hour {
-				return usageError{fmt.Errorf("--interval %v: between 1µs and 24h", hf.interval)}
+			if err := hf.checkTimeline(cmd); err != nil {
+				return err
 			}
 			if err := out.check(); err != nil {
 				return err
@@ -80,7 +79,7 @@ error names the record and byte offset, and the exit status is 2.`,
 			return replayCapture(cmd, r, out.json)
 		},
 	}
-	cmd.Flags().DurationVar(&hf.interval, "interval", time.Second, "timeline step for a capture (default 1s, finer for a short capture)")
+	cmd.Flags().DurationVar(&hf.interval, "interval", time.Second, "timeline step for a capture; one shorter than a few seconds gets finer steps unless this is given")
 	cmd.Flags().StringVar(&hf.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	wf.registerAnalysis(cmd)
 	out.register(cmd, "the analysis")
@@ -183,15 +182,21 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 	return nil
 }
 
+// printCaptureReport prints the answer first: the capture's facts and
+// verdict, then the findings, then the evidence (opcodes, flows, paths,
+// the anomalies, which run to a hundred lines) and the QoS table.
 func printCaptureReport(w io.Writer, res monitor.Result) error {
-	if err := capture.WriteReport(w, res.Wire, capture.ReportOptions{}); err != nil {
+	if err := capture.WriteReportHead(w, res.Wire); err != nil {
 		return err
 	}
-	writeQoS(w, nil, res.Wire)
 	if len(res.Findings) > 0 {
 		fmt.Fprintln(w, "\nfindings")
 		writeFindings(w, checkResult{Findings: res.Findings})
 	}
+	if err := capture.WriteReportBody(w, res.Wire, capture.ReportOptions{}); err != nil {
+		return err
+	}
+	writeQoS(w, nil, res.Wire)
 	return nil
 }
 
@@ -282,6 +287,8 @@ func (b *bundleStory) add(f *monitor.Frame) {
 	}
 }
 
+// write tells the recording's story: what it is, the findings, then the
+// ports, events and sources of its last tick, its capture and QoS.
 func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.Result) {
 	h := tape.Header()
 	fmt.Fprintf(w, "bundle   %s %s, recorded %s by %s, every %s, %d ticks (format version %d)\n", termtext.Sanitize(h.Host.Hostname),
@@ -289,6 +296,9 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 	if tape.Truncated() {
 		fmt.Fprintf(w, "note     the recording ends inside %s (the recorder was killed, or the file was cut): its last tick is left out, and nothing after it is known\n", termtext.Sanitize(tape.CutAt()))
 	}
+	// The answer first; what it rests on after.
+	fmt.Fprintln(w, "\nfindings")
+	writeFindings(w, checkResult{Findings: res.Findings, Rules: res.Rules})
 	if b.last != nil {
 		fmt.Fprintln(w, "\nports (last tick)")
 		for _, p := range b.last.Ports {
@@ -324,8 +334,6 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 		cfg = &b.last.Config
 	}
 	writeQoS(w, cfg, res.Wire)
-	fmt.Fprintln(w, "\nfindings")
-	writeFindings(w, checkResult{Findings: res.Findings, Rules: res.Rules})
 }
 
 // writeQoS prints the QoS table (qos.Table) of a host's settings (nil:

@@ -72,8 +72,9 @@ func isEOF(err error) bool { return errors.Is(err, io.EOF) || errors.Is(err, io.
 // ngIface is what a reader keeps of an Interface Description Block.
 type ngIface struct {
 	link     layers.LinkType
-	tsresol  uint8 // if_tsresol: 10^-n, or 2^-n with the high bit set
-	tsoffset int64 // if_tsoffset, seconds
+	snap     uint32 // SnapLen: 0 when the interface sets none (no limit)
+	tsresol  uint8  // if_tsresol: 10^-n, or 2^-n with the high bit set
+	tsoffset int64  // if_tsoffset, seconds
 }
 
 // ngReader reads the blocks of a version 2 bundle.
@@ -262,7 +263,7 @@ func (n *ngReader) handle(typ uint32, body []byte) (Record, *Header, error) {
 		if len(body) < 8 {
 			return Record{}, nil, n.fail("body of %d bytes, shorter than the 8 fixed bytes", len(body))
 		}
-		ifc := ngIface{link: layers.LinkType(o.Uint16(body)), tsresol: 6}
+		ifc := ngIface{link: layers.LinkType(o.Uint16(body)), snap: o.Uint32(body[4:]), tsresol: 6}
 		err := parseOptions(body[8:], o, func(code uint16, val []byte) error {
 			switch code {
 			case optTsResol:

@@ -101,6 +101,9 @@ func TestPcapngOptions(t *testing.T) {
 	if r.Header.Version != Version2 {
 		t.Errorf("version %d", r.Header.Version)
 	}
+	if r.SnapLen() != 64 {
+		t.Errorf("the reader's snap length %d, want the interface's 64", r.SnapLen())
+	}
 	// The IDB as gopacket sees it: name, snap length, nanoseconds.
 	ng := capturePackets(t, b)
 	if ng.Snaplen != 64 || ng.LinkType() != layers.LinkTypeLinuxSLL {

@@ -78,6 +78,17 @@ func Open(r io.Reader) (*Reader, error) {
 	return openJSONLines(br)
 }
 
+// SnapLen is the snap length of the recording's capture (a version 2
+// bundle's first interface, as read so far): the length its packets were
+// cut to. 0 when it is not known (version 1, no interface read yet) or the
+// interface sets none (pcapng: no limit).
+func (r *Reader) SnapLen() uint32 {
+	if r.ng == nil || len(r.ng.ifaces) == 0 {
+		return 0
+	}
+	return r.ng.ifaces[0].snap
+}
+
 // NewReader is Open; it reads both versions. Next returns the ticks only.
 func NewReader(r io.Reader) (*Reader, error) { return Open(r) }
 

@@ -246,7 +246,7 @@ func (s *Sampler) qpView(c *collected, qps []rdmanl.QP, snap *probes.Snapshot) {
 			if f, ok := c.procs[q.PID]; ok {
 				pq.MemlockSoft, pq.MemlockUnlimited = f.soft, f.unlimited
 				o := &f.owner
-				pq.Cgroup, pq.Runtime, pq.ContainerID, pq.PodUID = o.Cgroup, o.Runtime, o.ContainerID, o.PodUID
+				pq.Cgroup, pq.Runtime, pq.ContainerID, pq.PodUID, pq.PodQoS = o.Cgroup, o.Runtime, o.ContainerID, o.PodUID, o.QoS
 				if pod, ok := c.pods[o.PodUID]; ok {
 					pq.Pod = pod.String()
 				}

@@ -81,20 +81,24 @@ func TestQPOwnersDownToPod(t *testing.T) {
 			byPID[*q.PID] = q
 		}
 	}
-	check := func(pid int, runtime, id, podUID, pod string) {
+	check := func(pid int, runtime, id, podUID, qos, pod string) {
 		t.Helper()
 		q, ok := byPID[pid]
 		if !ok {
 			t.Fatalf("no QP of pid %d", pid)
 		}
-		if q.Runtime != runtime || q.ContainerID != id || q.PodUID != podUID || q.Pod != pod || q.Cgroup == "" {
-			t.Errorf("pid %d: runtime %q id %q pod_uid %q pod %q cgroup %q", pid, q.Runtime, q.ContainerID, q.PodUID, q.Pod, q.Cgroup)
+		if q.Runtime != runtime || q.ContainerID != id || q.PodUID != podUID || q.PodQoS != qos || q.Pod != pod || q.Cgroup == "" {
+			t.Errorf("pid %d: runtime %q id %q pod_uid %q qos %q pod %q cgroup %q", pid, q.Runtime, q.ContainerID, q.PodUID, q.PodQoS, q.Pod, q.Cgroup)
 		}
 	}
-	check(208, "containerd", "8564224395a4fbf7f2792baa22ee16dfc8f8e862e20342d3b2bcc211a3939af6", "dc430cd3-34b7-4ea6-be26-ddfd88d7ddff", "ml/trainer-0")
-	check(209, "", "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376", "74c13223-5a00-11e9-b385-42010a80018d", "")
-	check(211, "docker", "10824577d0d1d1e21ad4a8c3c08803584b76cc01ae2c33ccf9b071a55da7e21a", "", "")
-	check(212, "", "", "", "")
+	check(208, "containerd", "8564224395a4fbf7f2792baa22ee16dfc8f8e862e20342d3b2bcc211a3939af6", "dc430cd3-34b7-4ea6-be26-ddfd88d7ddff", "guaranteed", "ml/trainer-0")
+	check(209, "", "34dc0b5e626f2c5c4c5170e34b10e7654ce36f0fcd532739f4445baabea03376", "74c13223-5a00-11e9-b385-42010a80018d", "besteffort", "")
+	check(211, "docker", "10824577d0d1d1e21ad4a8c3c08803584b76cc01ae2c33ccf9b071a55da7e21a", "", "", "")
+	check(212, "", "", "", "", "")
+	// In the JSON (docs/nccl.md lists the owner's fields there).
+	if b, _ := json.Marshal(byPID[209]); !bytes.Contains(b, []byte(`"pod_qos_class":"besteffort"`)) {
+		t.Errorf("QP JSON without its pod's QoS class: %s", b)
+	}
 
 	var buf bytes.Buffer
 	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
