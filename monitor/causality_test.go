@@ -1,12 +1,72 @@
 package monitor
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 )
+
+// replayed is one recording of testdata played through: its result, its
+// last host snapshot and its tick.
+type replayed struct {
+	name string
+	res  Result
+	snap *probes.Snapshot
+	tick time.Duration
+}
+
+var (
+	allOnce     sync.Once
+	allReplayed []replayed
+	allErr      error
+)
+
+// everyRecording plays every recording of testdata once per test binary.
+func everyRecording(t *testing.T) []replayed {
+	t.Helper()
+	allOnce.Do(func() {
+		var paths []string
+		for _, glob := range []string{"../testdata/*/*.pcapng.gz", "../testdata/lab/*/*.bundle.gz", "../testdata/lab/*/*/*.bundle.gz"} {
+			m, err := filepath.Glob(glob)
+			if err != nil {
+				allErr = err
+				return
+			}
+			paths = append(paths, m...)
+		}
+		for _, p := range paths {
+			tape, err := OpenBundle(p)
+			if err != nil {
+				continue // a plain capture, not a recording
+			}
+			r, err := New(Config{Tape: tape, Source: p})
+			if err != nil {
+				allErr = err
+				return
+			}
+			for _, err := range r.Frames(context.Background()) {
+				if err != nil {
+					allErr = fmt.Errorf("%s: %w", p, err)
+					return
+				}
+			}
+			allReplayed = append(allReplayed, replayed{name: filepath.Base(p), res: r.Result(), snap: r.lastSnap, tick: r.tickLen()})
+		}
+	})
+	if allErr != nil {
+		t.Fatal(allErr)
+	}
+	if len(allReplayed) < 150 {
+		t.Fatalf("%d recordings: testdata moved?", len(allReplayed))
+	}
+	return allReplayed
+}
 
 // Every explanation in every recording of testdata holds up: the cause is
 // one of the findings, it shares an object with what it explains (and
@@ -14,34 +74,9 @@ import (
 // it is about a flow of a capture that had not yet begun. (The demo has
 // its own test: demo imports this package.)
 func TestExplanationsHoldUpInEveryRecording(t *testing.T) {
-	var paths []string
-	for _, glob := range []string{"../testdata/*/*.pcapng.gz", "../testdata/lab/*/*.bundle.gz", "../testdata/lab/*/*/*.bundle.gz"} {
-		m, err := filepath.Glob(glob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, m...)
-	}
-	if len(paths) < 150 {
-		t.Fatalf("%d recordings: testdata moved?", len(paths))
-	}
 	explained := 0
-	for _, p := range paths {
-		tape, err := OpenBundle(p)
-		if err != nil {
-			continue // a plain capture, not a recording
-		}
-		r, err := New(Config{Tape: tape, Source: p})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, err := range r.Frames(t.Context()) {
-			if err != nil {
-				t.Fatalf("%s: %v", p, err)
-			}
-		}
-		res := r.Result()
-		explained += checkExplanations(t, filepath.Base(p), res.Findings, r.tickLen(), firstTS(res.Wire))
+	for _, rp := range everyRecording(t) {
+		explained += checkExplanations(t, rp.name, rp.res.Findings, rp.tick, firstTS(rp.res.Wire))
 	}
 	if explained < 100 {
 		t.Errorf("only %d explanations in all of testdata: the test checks little", explained)

@@ -206,6 +206,7 @@ func (r *Run) Result() Result {
 		whole := once.Evaluate(rules.Frame{Time: res.Time, Snapshot: r.lastSnap, Wire: res.Wire,
 			Live: r.cfg.Mode == ModeLive})
 		res.Findings = mergeFindings(r.lastRes.Findings, whole.Findings, res.Wire, r.tickLen())
+		r.engine.FillCommands(res.Findings, rules.Frame{Snapshot: r.lastSnap, Wire: res.Wire})
 		res.Rules = mergeRuleStates(r.lastRes.Rules, whole.Rules)
 	}
 	// Causes first, what they explain under them. A replay tells what

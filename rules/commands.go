@@ -12,40 +12,28 @@ import (
 // what the finding cannot know (a peer's GID index) stays a placeholder.
 var placeholder = regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PRIO|PID|QPN|PEER_IP|PCI_ADDR)\b|/N\b`)
 
-// renderCommands fills the placeholders of lines from a finding's objects
-// and its rule's vars (placeholder → value); lines without any come back
-// as they are (no copy).
-func renderCommands(lines []string, objs, vars map[string]string) []string {
-	if len(objs) == 0 && len(vars) == 0 {
+// renderCommands fills the placeholders of lines from a finding's objects,
+// its rule's vars (placeholder → value) and then what the frame says
+// without doubt (frameContext: the one RDMA port, the capture's
+// interface, the one peer); lines without any come back as they are (no
+// copy).
+func renderCommands(lines []string, objs, vars, frame map[string]string) []string {
+	if len(objs) == 0 && len(vars) == 0 && len(frame) == 0 {
 		return lines
 	}
 	val := func(ph string) (string, bool) {
 		if v := vars[ph]; v != "" {
 			return v, true
 		}
-		var k string
-		switch ph {
-		case "DEV":
-			k = "device"
-		case "IFACE", "NETDEV":
-			k = "netdev"
-		case "PRIO":
-			k = "priority"
-		case "PID":
-			k = "pid"
-		case "QPN":
-			k = "qpn"
-		case "PEER_IP":
-			k = "dst"
-		case "/N":
-			if p, ok := objs["port"]; ok && p != "" {
-				return "/" + p, true
-			}
-			return "", false
+		if v, ok := objVal(ph, objs); ok {
+			return v, true
 		}
-		v, ok := objs[k]
-		return v, ok && v != ""
+		if d := objs["device"]; d != "" && frame["device"] != d {
+			return "", false // the frame's port and peer are another device's
+		}
+		return objVal(ph, frame)
 	}
+
 	var out []string
 	for i, l := range lines {
 		r := placeholder.ReplaceAllStringFunc(l, func(ph string) string {
@@ -65,6 +53,32 @@ func renderCommands(lines []string, objs, vars map[string]string) []string {
 		return lines
 	}
 	return out
+}
+
+// objVal is the value of placeholder ph among objs (an object's keys).
+func objVal(ph string, objs map[string]string) (string, bool) {
+	var k string
+	switch ph {
+	case "DEV":
+		k = "device"
+	case "IFACE", "NETDEV":
+		k = "netdev"
+	case "PRIO":
+		k = "priority"
+	case "PID":
+		k = "pid"
+	case "QPN":
+		k = "qpn"
+	case "PEER_IP":
+		k = "dst"
+	case "/N":
+		if p := objs["port"]; p != "" {
+			return "/" + p, true
+		}
+		return "", false
+	}
+	v := objs[k]
+	return v, v != ""
 }
 
 // varObjects: the object key a var's value names, when the object itself

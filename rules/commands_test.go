@@ -26,13 +26,13 @@ func TestRenderCommands(t *testing.T) {
 		"ibv_rc_pingpong -d rxe0 -g GIDX PEER  # N of them",
 		"nothing to fill",
 	}
-	if got := renderCommands(in, objs, nil); !slices.Equal(got, want) {
+	if got := renderCommands(in, objs, nil, nil); !slices.Equal(got, want) {
 		t.Errorf("got\n%q\nwant\n%q", got, want)
 	}
 	// A flow knows no device: its lines keep DEV, and the pack's own
 	// slice is never written to.
 	flow := map[string]string{"src": "10.0.0.1", "dst": "10.0.0.2", "dest_qp": "0x000011"}
-	if got := renderCommands(in, flow, nil); got[0] != in[0] || &got[0] != &in[0] {
+	if got := renderCommands(in, flow, nil, nil); got[0] != in[0] || &got[0] != &in[0] {
 		t.Errorf("flow: %q (a copy made for nothing to fill)", got[0])
 	}
 	if in[0] != "cat /sys/class/infiniband/DEV/ports/N/counters/link_downed" {
@@ -52,7 +52,7 @@ func TestVarsNameAPlaceholder(t *testing.T) {
 	if err := r.compile(); err != nil {
 		t.Fatal(err)
 	}
-	if got := renderCommands(r.Confirm, nil, map[string]string{"PCI_ADDR": "0000:01:00.0"}); got[0] != "lspci -s 0000:01:00.0" {
+	if got := renderCommands(r.Confirm, nil, map[string]string{"PCI_ADDR": "0000:01:00.0"}, nil); got[0] != "lspci -s 0000:01:00.0" {
 		t.Errorf("%q", got)
 	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"bytes"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,11 @@ type Engine struct {
 	tick time.Duration
 	// wireStart: the first packet of the first frame with a capture.
 	wireStart time.Time
+	// ctx: what the frame says without doubt for commands (frameContext),
+	// ctxGen bumped when it changes; peers the run's peer addresses.
+	ctx    map[string]string
+	ctxGen uint64
+	peers  peerSet
 
 	env *Env       // what conditions run on, its functions bound once
 	idx *flowIndex // the pack's flow on lists (flowindex.go)
@@ -116,6 +122,12 @@ type entry struct {
 	// evFor is the variant and QP f.Evidence was rendered for, when its
 	// template reads only the QP (evidence.go); evFor.v is nil otherwise.
 	evFor evidenceOf
+	// open: f's commands still hold placeholders; vars and ctxGen are what
+	// they were rendered with, so that a frame that knows more (the peer
+	// once the capture has seen it) fills them in.
+	open   bool
+	vars   map[string]string
+	ctxGen uint64
 }
 
 type evidenceOf struct {
@@ -157,6 +169,10 @@ func (e *Engine) Evaluate(f Frame) Result {
 	e.last = f.Time
 	if f.Wire != nil && e.wireStart.IsZero() {
 		e.wireStart, _ = time.Parse(time.RFC3339Nano, f.Wire.FirstTS)
+	}
+	if ctx := frameContext(f, &e.peers); !maps.Equal(ctx, e.ctx) {
+		e.ctx = ctx
+		e.ctxGen++
 	}
 	hostv := hostEnv(f)
 	host := &hostv
@@ -234,9 +250,10 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now, since time.
 		objs := o.keys()
 		vars := e.varValues(r, o)
 		nameByVars(objs, vars)
-		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause,
-			Confirm: renderCommands(r.Confirm, objs, vars), Fix: renderCommands(r.Fix, objs, vars), Docs: r.Docs,
+		en.f = Finding{Rule: r.ID, Severity: r.Severity, Title: r.Title, Cause: r.Cause, Docs: r.Docs,
 			Objects: objs, FirstSeen: since}
+		en.vars = vars
+		e.renderCommands(en, r)
 		if prev.Resolved {
 			// Again: the first occurrence stays what check reports first
 			// (the GID removal that killed the QP, not the last change).
@@ -245,10 +262,25 @@ func (e *Engine) fire(k string, r *Rule, v *Variant, o *object, now, since time.
 		en.evFor = evidenceOf{}
 	}
 	en.f.LastSeen = now
+	if en.open && en.ctxGen != e.ctxGen {
+		e.renderCommands(en, r)
+	}
 	e.setEvidence(en, r, v, o)
 	if en.frame != e.frame {
 		en.frame = e.frame
 		e.fired = append(e.fired, en)
+	}
+}
+
+// renderCommands renders en's confirm and fix lines with what the frame
+// knows now, and notes whether placeholders are left.
+func (e *Engine) renderCommands(en *entry, r *Rule) {
+	en.f.Confirm = renderCommands(r.Confirm, en.f.Objects, en.vars, e.ctx)
+	en.f.Fix = renderCommands(r.Fix, en.f.Objects, en.vars, e.ctx)
+	en.ctxGen = e.ctxGen
+	en.open = slices.ContainsFunc(en.f.Confirm, placeholder.MatchString) || slices.ContainsFunc(en.f.Fix, placeholder.MatchString)
+	if !en.open {
+		en.vars = nil
 	}
 }
 
