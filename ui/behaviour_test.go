@@ -679,3 +679,32 @@ func TestPathShareSameOnScreenAndReport(t *testing.T) {
 		t.Errorf("busiest 5-tuple: screen %s%%, report %s%% (79.7%% is 80%%)", screen[1], row[2])
 	}
 }
+
+// Scrolled down the findings strip, a symptom never stands on its first
+// line without its cause: the line becomes the root cause of what follows
+// (the demo at 160x45 showed "↳ CRIT A queue pair went to the error
+// state" with the ack-timeout above it scrolled away).
+func TestStripNeverStartsWithAnOrphan(t *testing.T) {
+	m := sized(New(Options{NoColor: true}), 100, 30) // three strip lines
+	m = send(m, FrameMsg{fixtureFrame(t)})
+	m = press(m, "f")
+	if len(m.active) < 6 {
+		t.Fatalf("%d findings in the fixture: too few to scroll", len(m.active))
+	}
+	for sel := 0; sel < len(m.active); sel++ {
+		rows := m.stripRows(m.stripHeight())
+		if first := rows[0]; m.depth[first] > 0 {
+			t.Errorf("selected %d: the strip begins with %s, a symptom whose cause is not shown", m.findingSel, m.active[first].Rule)
+		}
+		if !slices.Contains(rows, m.findingSel) {
+			t.Errorf("selected %d not in view: %v", m.findingSel, rows)
+		}
+		for _, i := range rows[1:] {
+			if p := m.parent[i]; p >= 0 && !slices.Contains(rows, p) && m.depth[i] == 1 && sel > 0 {
+				// a direct symptom below a root: its root is on screen
+				t.Errorf("selected %d: %s shown without its cause %s", m.findingSel, m.active[i].Rule, m.active[p].Rule)
+			}
+		}
+		m = press(m, "j")
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // maxEvents bounds the event timeline.
@@ -77,6 +78,7 @@ func (m *Model) setFrame(f *monitor.Frame) {
 			m.active = append(m.active, fd)
 		}
 	}
+	m.parent, m.depth = causeTree(m.active, m.parent[:0], m.depth[:0])
 	if m.findingSel >= len(m.active) {
 		m.findingSel = max(0, len(m.active)-1)
 	}
@@ -452,4 +454,26 @@ func count(n int, thing string) string {
 		return "1 " + thing
 	}
 	return strconv.Itoa(n) + " " + thing + "s"
+}
+
+// causeTree finds each finding's cause among fs (grouped: a cause comes
+// before what it explains) and how deep it sits. A finding whose cause is
+// not among them (live, a cause that resolved is not shown) is a root.
+func causeTree(fs []rules.Finding, parent, depth []int) ([]int, []int) {
+	at := make(map[string]int, len(fs))
+	for i := range fs {
+		parent, depth = append(parent, -1), append(depth, 0)
+		if c := fs[i].ExplainedBy; c != nil {
+			if j, ok := at[refKey(c.Rule, c.Objects)]; ok {
+				parent[i], depth[i] = j, depth[j]+1
+			}
+		}
+		at[refKey(fs[i].Rule, fs[i].Objects)] = i
+	}
+	return parent, depth
+}
+
+// refKey names a finding by its rule and objects.
+func refKey(rule string, objs map[string]string) string {
+	return rule + " " + objects(objs)
 }

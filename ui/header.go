@@ -233,20 +233,17 @@ func (m Model) strip() []string {
 		return []string{m.paint(m.styles.OK, clip("✓ no active findings ("+strconv.Itoa(ok)+" rules ok, "+
 			strconv.Itoa(ce)+" cannot evaluate here)", m.width))}
 	}
-	start := 0
-	if m.findingSel >= n {
-		start = m.findingSel - n + 1
-	}
+	rows := m.stripRows(n)
 	out := make([]string, 0, n)
-	for i := start; i < start+n && i < len(m.active); i++ {
+	for k, i := range rows {
 		f := &m.active[i]
 		cur := "  "
 		if m.focusStrip && i == m.findingSel {
 			cur = "▶ "
 		}
 		more := ""
-		if i == start+n-1 && len(m.active) > start+n {
-			more = " (+" + strconv.Itoa(len(m.active)-start-n) + " more)"
+		if k == len(rows)-1 && len(m.active) > i+1 {
+			more = " (+" + strconv.Itoa(len(m.active)-i-1) + " more)"
 		}
 		title := termtext.Sanitize(f.Title)
 		if f.Resolved {
@@ -257,9 +254,9 @@ func (m Model) strip() []string {
 			title = f.FirstSeen.UTC().Format("15:04:05") + "–" + f.LastSeen.UTC().Format("15:04:05") + " " + title
 		}
 		line := cur + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
-		if f.ExplainedBy != nil {
-			// a symptom of the cause above it
-			line = cur + " ↳ " + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
+		if d := m.depth[i]; d > 0 {
+			// a symptom of the cause above it, indented by its depth
+			line = cur + strings.Repeat("  ", d-1) + " ↳ " + sevWord(string(f.Severity)) + " " + title + " — " + objects(f.Objects)
 		} else if len(f.Explains) > 0 {
 			line += " — explains " + ExplainsSummary(f.Explains)
 		}
@@ -272,6 +269,32 @@ func (m Model) strip() []string {
 		}
 	}
 	return out
+}
+
+// stripRows are the findings the strip shows in its n lines: a window
+// that keeps the selected one (its last line once scrolled) in view, its
+// first line the root cause when the window would begin with a symptom
+// whose cause is scrolled away (a symptom never stands without it).
+func (m Model) stripRows(n int) []int {
+	start := 0
+	if m.findingSel >= n {
+		start = m.findingSel - n + 1
+	}
+	rows := make([]int, 0, n)
+	for i := start; i < start+n && i < len(m.active); i++ {
+		rows = append(rows, i)
+	}
+	if n < 2 || len(rows) < 2 || m.parent[rows[0]] < 0 {
+		return rows
+	}
+	// The window begins with a symptom (its cause above it, scrolled
+	// away): its first line becomes the root cause of that symptom.
+	root := rows[0]
+	for m.parent[root] >= 0 {
+		root = m.parent[root]
+	}
+	rows[0] = root
+	return rows
 }
 
 func (m Model) tabs() string {

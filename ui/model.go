@@ -98,6 +98,9 @@ type Model struct {
 	events  []eventRow // timeline, oldest first
 	evSev   int        // events severity filter: 0 all, 1 warning+, 2 critical
 	active  []rules.Finding
+	// parent is the index in active of each finding's cause (-1: none
+	// shown), depth how many causes are above it.
+	parent, depth []int
 
 	tables   [numViews]*table
 	configOf []string // config view lines
