@@ -184,8 +184,13 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.res != nil {
 			// At the end, the file's conclusion: the flows judged on the
 			// whole capture (not on the last tick), everything that fired
-			// with when it began and ended.
+			// with when it began and ended, and the whole capture's
+			// analysis, packets after the last host tick included: the
+			// screen at [END] says what the findings and the report say.
 			f.Findings = m.res.Findings
+			if m.res.Wire != nil {
+				f.Wire = m.res.Wire
+			}
 		}
 		p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
 		cmds = append(cmds, p.forward(FrameMsg{Frame: f}))

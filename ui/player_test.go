@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -200,4 +201,62 @@ func TestLiveFrameHeaderAndFlows(t *testing.T) {
 		!strings.HasSuffix(strings.TrimSpace(rows[1]), "!") || strings.HasSuffix(strings.TrimSpace(rows[1]), "!!") {
 		t.Errorf("flows view, flow 6 troubled now, first with !! and its rate now:\n%s", strings.Join(rows, "\n"))
 	}
+}
+
+// At [END] the screen says what the findings and the report say (issue
+// 33, item 3): the lab incident recording goes on capturing after its
+// last host tick, and the view at the end counts every RoCE packet of the
+// file (as replay --report does: the file's own analysis, checked against
+// tshark in capture's oracle tests), flow 1's packets as its packet-loss
+// evidence does.
+func TestPlayerEndCoversTheWholeFile(t *testing.T) {
+	const path = fixtures + "lab/pipeline/incident.pcapng.gz"
+	open := func() (*monitor.Run, error) {
+		tape, err := monitor.OpenBundle(path)
+		if err != nil {
+			return nil, err
+		}
+		return monitor.New(monitor.Config{Tape: tape, Source: path})
+	}
+	r, err := open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last monitor.Frame
+	for f, err := range r.Frames(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = f
+	}
+	res := r.Result()
+	if res.Wire == nil || last.Wire == nil || last.Wire.RoCEPackets >= res.Wire.RoCEPackets {
+		t.Fatalf("the recording no longer captures after its last tick: the test shows nothing")
+	}
+	tl := monitor.NewTimeline(context.Background(), open)
+	t.Cleanup(tl.Close)
+	p := NewPlayer(New(Options{NoColor: true, Mode: monitor.ModeReplay}), PlayerOptions{Timeline: tl, Label: "incident"})
+	pr := probe{p, make(chan string)}
+	tm := teatest.NewTestModel(t, pr, teatest.WithInitialTermSize(160, 45))
+	waitScreen(t, tm, pr, "[END]", "wire "+strconv.FormatUint(res.Wire.RoCEPackets, 10)+" RoCE pkts")
+	tm.Send(keyMsg("3"))
+	var flow1 uint64
+	for _, fl := range res.Wire.Flows {
+		if fl.ID == 1 {
+			flow1 = fl.Packets
+		}
+	}
+	screen := waitScreen(t, tm, pr, "[3 Flows]")
+	ev := ""
+	for _, f := range res.Findings {
+		if f.Rule == "packet-loss" && f.Objects["flow"] == "1" {
+			ev = f.Evidence
+		}
+	}
+	n := strconv.FormatUint(flow1, 10)
+	if !strings.Contains(ev, "in "+n+" packets") || !strings.Contains(screen, " "+n+" ") {
+		t.Errorf("flow 1: %s packets in the file; its finding says %q; the Flows view at the end:\n%s", n, ev, screen)
+	}
+	tm.Send(keyMsg("q"))
+	tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second))
 }
