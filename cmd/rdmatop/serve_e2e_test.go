@@ -122,7 +122,10 @@ func TestServeWithPrometheus(t *testing.T) {
 	bin := buildRdmatop(t)
 	wd, _ := os.Getwd()
 	fixture := startServe(t, bin, "--root", filepath.Join(wd, "../../testdata/sysfs/mlx5-roce-cx6dx-t0"), "--interval", "1s")
-	replay := startServe(t, bin, "--replay", filepath.Join(wd, "../../testdata/lab/pipeline/incident.pcapng.gz"), "--speed", "0.5") // 12 s: Prometheus sees it move
+	// Looped, the recording moves whenever Prometheus starts scraping:
+	// however long Prometheus takes to start on a busy machine, it sees
+	// the counters move (12 s a pass at half speed).
+	replay := startServe(t, bin, "--replay", filepath.Join(wd, "../../testdata/lab/pipeline/incident.pcapng.gz"), "--speed", "0.5", "--loop")
 
 	// promtool agrees with the exposition itself.
 	if promtool, err := exec.LookPath("promtool"); err == nil {
@@ -175,18 +178,28 @@ scrape_configs:
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	// Enough scrapes for rate() over 10 s, most of the replay seen.
+	// Enough scrapes of both for rate() over 10 s: waited for, with a
+	// deadline of its own (Prometheus's start may have used most of the
+	// first), and an error when they do not come.
 	query := func(q string) promResult {
 		return promGet(t, base, "/api/v1/query", url.Values{"query": {q}})
 	}
-	for time.Now().Before(deadline) {
+	scraped := func() bool {
 		r := query(`count_over_time(rdmatop_build_info[1m])`)
-		if len(r.Data.Result) == 2 && r.Data.Result[0].Value[1] != "1" && r.Data.Result[1].Value[1] != "1" {
-			if n, _ := strconv.Atoi(fmt.Sprint(r.Data.Result[0].Value[1])); n >= 12 {
-				break
+		if len(r.Data.Result) != 2 {
+			return false
+		}
+		for _, s := range r.Data.Result {
+			if n, _ := strconv.Atoi(fmt.Sprint(s.Value[1])); n < 12 {
+				return false
 			}
 		}
-		time.Sleep(500 * time.Millisecond)
+		return true
+	}
+	for deadline := time.Now().Add(60 * time.Second); !scraped(); time.Sleep(500 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Prometheus did not scrape both exporters 12 times in a minute:\n%s", plog.String())
+		}
 	}
 
 	// Values, units and labels against the fixture files.
