@@ -3,7 +3,7 @@ package monitor
 import (
 	"net/netip"
 	"regexp"
-	"strings"
+	"slices"
 	"testing"
 )
 
@@ -74,7 +74,7 @@ func knownPlace(rp replayed) (dev, netdev, peer string) {
 	var remote []string
 	for _, p := range rp.res.Wire.Paths {
 		for _, s := range []string{p.Src, p.Dst} {
-			if a, err := netip.ParseAddr(s); err == nil && !local[a.Unmap()] && !strings.Contains(strings.Join(remote, " "), s) {
+			if a, err := netip.ParseAddr(s); err == nil && !local[a.Unmap()] && !slices.Contains(remote, s) {
 				remote = append(remote, s)
 			}
 		}

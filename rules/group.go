@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,6 +33,18 @@ type Ref struct {
 }
 
 func refOf(f *Finding) Ref { return Ref{Rule: f.Rule, Objects: f.Objects} }
+
+// RefKey names the finding of rule on objs for lookups: a finding's and
+// the Ref that names it (ExplainedBy, Explains) are the same key.
+func RefKey(rule string, objs map[string]string) string {
+	ks := slices.Sorted(maps.Keys(objs))
+	var b strings.Builder
+	b.WriteString(rule)
+	for _, k := range ks {
+		b.WriteString("|" + k + "=" + objs[k])
+	}
+	return b.String()
+}
 
 // checkExplains refuses explains that name no rule, or that go round in a
 // circle (a cause cannot be its own symptom).

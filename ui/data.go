@@ -464,16 +464,11 @@ func causeTree(fs []rules.Finding, parent, depth []int) ([]int, []int) {
 	for i := range fs {
 		parent, depth = append(parent, -1), append(depth, 0)
 		if c := fs[i].ExplainedBy; c != nil {
-			if j, ok := at[refKey(c.Rule, c.Objects)]; ok {
+			if j, ok := at[rules.RefKey(c.Rule, c.Objects)]; ok {
 				parent[i], depth[i] = j, depth[j]+1
 			}
 		}
-		at[refKey(fs[i].Rule, fs[i].Objects)] = i
+		at[rules.RefKey(fs[i].Rule, fs[i].Objects)] = i
 	}
 	return parent, depth
-}
-
-// refKey names a finding by its rule and objects.
-func refKey(rule string, objs map[string]string) string {
-	return rule + " " + objects(objs)
 }

@@ -211,7 +211,7 @@ func printOneLine(cmd *cobra.Command, res checkResult) error {
 func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.Severity, n int) {
 	sev := map[string]rules.Severity{}
 	for i := range fs {
-		sev[refKey(fs[i].Rule, fs[i].Objects)] = fs[i].Severity
+		sev[rules.RefKey(fs[i].Rule, fs[i].Objects)] = fs[i].Severity
 	}
 	best := -1
 	for i := range fs {
@@ -224,7 +224,7 @@ func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.
 		}
 		lv := f.Severity
 		for _, r := range f.Explains {
-			if s := sev[refKey(r.Rule, r.Objects)]; s.Rank() > lv.Rank() {
+			if s := sev[rules.RefKey(r.Rule, r.Objects)]; s.Rank() > lv.Rank() {
 				lv = s
 			}
 		}
@@ -246,10 +246,6 @@ func oneLineTop(fs []rules.Finding, live bool) (top *rules.Finding, level rules.
 		}
 	}
 	return top, level, n
-}
-
-func refKey(rule string, objs map[string]string) string {
-	return rule + "|" + objects(objs)
 }
 
 func firstLine(s string) string {
