@@ -217,3 +217,25 @@ func TestREADAnsweredTwiceUndoesItsNAK(t *testing.T) {
 		t.Errorf("a READ answered twice after its NAK: %d episodes, %d undone; want 1 1", f.GoBackN, f.UndoneNAKEpisodes)
 	}
 }
+
+// A lost READ request skips its PSN. While the path MTU is unknown a skip
+// this small could also be the READ before it using more PSNs (a smaller
+// MTU), but not when a response already carried more than that smaller
+// MTU: the responses of 1024 bytes rule out 512, the skip is a loss, and
+// the READs after it are new, not resent (s11-09: a bidirectional
+// ib_read_bw of 512-byte READs that went on as 658 false go-back-N
+// episodes per QP after one reordered READ taught the tracker MTU 256).
+func TestReadSkipDoesNotShrinkMTUBelowPayload(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{})}
+	for _, psn := range []uint32{0, 1, 3, 4, 5, 6} { // READ 2 lost
+		w.read(psn, 1)
+		w.response(psn, 1, psn)
+	}
+	f := reqFlow(t, w.t)
+	if f.RetransmittedPackets != 0 || f.GoBackN != 0 {
+		t.Errorf("new READs taken for resends: %d resent in %d episodes", f.RetransmittedPackets, f.GoBackN)
+	}
+	if f.MissingPSNs != 1 {
+		t.Errorf("READ 2 lost: %d PSNs missing, want 1", f.MissingPSNs)
+	}
+}

@@ -47,8 +47,24 @@ func (t *Tracker) consumed(f *Flow, p *roce.Packet) (n, slack int) {
 	if m := t.pathMTU(f); m > 0 {
 		return max(1, ceilDiv(l, m)), 0
 	}
-	lo, hi := max(1, ceilDiv(l, 4096)), max(1, ceilDiv(l, 256))
+	lo, hi := max(1, ceilDiv(l, 4096)), max(1, ceilDiv(l, mtuFloor(f)))
 	return lo, hi - lo
+}
+
+// mtuFloor is the smallest path MTU the connection's payloads allow: a
+// packet never carries more than its path MTU (IBTA 9.7.7), and both ends
+// of a connection use the same one. A READ response ONLY of 512 bytes
+// rules out an MTU of 256, so a READ of 512 bytes uses exactly one PSN.
+func mtuFloor(f *Flow) int {
+	p := f.maxPayload
+	if f.peer != nil {
+		p = max(p, f.peer.maxPayload)
+	}
+	m := 256
+	for m < 4096 && m < p {
+		m *= 2
+	}
+	return m
 }
 
 func ceilDiv(a, b int) int { return (a + b - 1) / b }
@@ -106,7 +122,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	d := psnDiff(r.next, psn)
 	if d > 0 && d <= r.readSlack {
 		// The READ before used d more PSNs than the minimum: learn the MTU.
-		if m := pmtuFor(int(r.readLen), psnDiff(r.readPSN, psn)); m > 0 && t.cfg.PMTU == 0 {
+		if m := pmtuFor(int(r.readLen), psnDiff(r.readPSN, psn), mtuFloor(f)); m > 0 && t.cfg.PMTU == 0 {
 			f.pmtu, t.pmtu = m, m
 		}
 		d = 0
@@ -141,9 +157,11 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	}
 }
 
-func pmtuFor(length, used int) int {
+// pmtuFor is the one path MTU of at least floor with which a READ of
+// length uses used PSNs; 0 when none or several do.
+func pmtuFor(length, used, floor int) int {
 	found := 0
-	for m := 256; m <= 4096; m *= 2 {
+	for m := floor; m <= 4096; m *= 2 {
 		if max(1, ceilDiv(length, m)) == used {
 			if found != 0 {
 				return 0 // ambiguous
