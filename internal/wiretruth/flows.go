@@ -2,6 +2,7 @@ package wiretruth
 
 import (
 	"cmp"
+	"net/netip"
 	"slices"
 )
 
@@ -153,6 +154,10 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		}
 		return false
 	}
+	// Requests that reached the sender again, seen on its own side: the
+	// only reason a responder sends an ACK again (IBTA C9-105).
+	againIn := requestsAgain(d.up, sender)
+	acksRepeated := 0
 	// A resend is a packet whose content the sender sent before; rank is
 	// the place of a content's first sending in the flow, so a resend
 	// whose rank is not after the previous packet's is the sender going
@@ -200,9 +205,15 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		switch {
 		case copyBefore:
 			// A copy made before the capture: not the sender going back.
-		case again && p.Opcode&0x1f == 0x11 && !isRequest(p.Opcode):
+		case again && isACK(p.Opcode) && acksRepeated >= arrivedBy(againIn, p.TS):
+			// An ACK again with no request received again to answer: a
+			// copy made before this capture, on the sender's own egress
+			// (without IPv4 IDs copyBefore cannot tell it).
+			fa.ft.DuplicatedBefore++
+		case again && isACK(p.Opcode):
 			// An ACK sent again answers a request received again; it
 			// is counted apart from resent data.
+			acksRepeated++
 			fa.ft.ACKsRepeated++
 		case again:
 			resent[pos] = true
@@ -287,4 +298,32 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		t.Flows = append(t.Flows, flows[k].ft)
 	}
 	slices.SortStableFunc(t.Events, func(x, y Event) int { return cmp.Compare(x.UpTS, y.UpTS) })
+}
+
+func isACK(op uint8) bool { return op>>5 != 3 && (op&0x1f == 0x11 || op&0x1f == 0x12) }
+
+// requestsAgain returns when requests addressed to sender reached it
+// again (a content it had received before), in the order of capture: up
+// is the capture on the sender's own side, which holds every request it
+// received.
+func requestsAgain(up []Packet, sender netip.Addr) []int64 {
+	seen := map[uint64]bool{}
+	var at []int64
+	for i := range up {
+		p := &up[i]
+		if p.Dst != sender || !isRequest(p.Opcode) {
+			continue
+		}
+		if seen[p.Content] {
+			at = append(at, p.TS)
+		}
+		seen[p.Content] = true
+	}
+	return at
+}
+
+// arrivedBy counts the times in at (ascending) no later than ts.
+func arrivedBy(at []int64, ts int64) int {
+	n, _ := slices.BinarySearch(at, ts+1)
+	return n
 }

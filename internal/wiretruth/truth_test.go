@@ -286,3 +286,61 @@ func (w *wire) sameBothSides(frames ...[]byte) *Truth {
 	}
 	return tr
 }
+
+// A responder sends an ACK again only for a request it received again
+// (IBTA C9-105). Without IPv4 IDs an ACK its own egress copied looks like
+// such a repeat; the capture on its side holds every request it got, and
+// with none received again the second ACK is a copy made before the
+// capture: duplication both points see (s10-09: netem duplicate on the
+// responder's egress, IPv6, judged "nothing" before).
+func TestACKCopiedBeforeTheCapture(t *testing.T) {
+	for _, resend := range []bool{false, true} {
+		w := &wire{t: t}
+		var reqs [][]byte
+		for psn := range uint32(3) {
+			b := frame(1, 2, 0, 0x0a, 7, psn, byte(psn))
+			reqs = append(reqs, b)
+			w.now += 1000
+			w.up = append(w.up, w.pkt(b, w.now))
+			w.deliver(b, 0)
+		}
+		if resend { // the request again, so the responder answers again
+			w.now += 1000
+			w.up = append(w.up, w.pkt(reqs[2], w.now))
+			w.deliver(reqs[2], 0)
+		}
+		ack := frame(2, 1, 0, 0x11, 3, 2, 0)
+		for range 2 { // the ACK twice on the responder's side, then on the other
+			w.now += 20_000
+			w.dn = append(w.dn, w.pkt(ack, w.now))
+			w.up = append(w.up, w.pkt(ack, w.now+10_000))
+		}
+		slices.SortFunc(w.up, func(x, y Packet) int { return int(x.TS - y.TS) })
+		tr, err := Analyze("a", w.up, "b", w.dn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var acks *FlowTruth
+		for i := range tr.Flows {
+			if tr.Flows[i].Kind == "acks" {
+				acks = &tr.Flows[i]
+			}
+		}
+		if acks == nil {
+			t.Fatal("no ACK flow")
+		}
+		wantCopy, wantRepeat := uint64(1), uint64(0)
+		if resend {
+			wantCopy, wantRepeat = 0, 1
+		}
+		if acks.DuplicatedBefore != wantCopy || acks.ACKsRepeated != wantRepeat || acks.Resent != 0 {
+			t.Errorf("request received again %v: ACK copied before %d, repeated %d, resent %d; want %d, %d, 0",
+				resend, acks.DuplicatedBefore, acks.ACKsRepeated, acks.Resent, wantCopy, wantRepeat)
+		}
+		for _, at := range []string{"a", "b"} {
+			if did, why := NetworkDid(tr, at); slices.Contains(did, "packet-duplication") == resend {
+				t.Errorf("request received again %v, at %s: network did %v (%s)", resend, at, did, why)
+			}
+		}
+	}
+}
