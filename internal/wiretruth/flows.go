@@ -37,7 +37,12 @@ type flowAcc struct {
 	upPos    []int // positions in d.upIdx, upstream order
 	delays   []int64
 	kinds    map[string]bool
-	lastRank int // first-sending rank of the previous upstream packet
+	// lastRank: first-sending rank of the flow's previous upstream
+	// request. Only requests: on a connection used both ways the flow
+	// also carries its sender's ACKs and READ responses to the peer's
+	// requests, another sequence; one of those between two resends is no
+	// going back.
+	lastRank int
 	reads    []readAsk
 	// The upstream IPv4 packets seen and when (copyBefore), and the
 	// highest PSN first sent of the requests and of the READ responses
@@ -229,7 +234,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 				}
 			}
 		}
-		if !copyBefore {
+		if !copyBefore && isRequest(p.Opcode) {
 			fa.lastRank = rank
 		}
 		rankAt[pos] = rank
