@@ -33,10 +33,10 @@ func ceilDiv(l uint32, m int) int {
 
 // flowAcc gathers one flow's truth.
 type flowAcc struct {
-	ft       FlowTruth
-	upPos    []int // positions in d.upIdx, upstream order
-	delays   []int64
-	kinds    map[string]bool
+	ft     FlowTruth
+	upPos  []int // positions in d.upIdx, upstream order
+	delays []int64
+	kinds  map[string]bool
 	// lastRank: first-sending rank of the flow's previous upstream
 	// request. Only requests: on a connection used both ways the flow
 	// also carries its sender's ACKs and READ responses to the peer's
