@@ -61,6 +61,20 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 			contentRank[k] = len(contentRank) + 1
 		}
 	}
+	// Without IPv4 IDs (IPv6, or a sender that sends ID 0) the copies of a
+	// packet sent more than once are alike: nobody at this point can tell
+	// which copy arrived, so which later-sent packet it arrived after is
+	// the matching's guess, not something to see. What the point sees is
+	// the PSN order: a packet sent once, arriving after one first sent
+	// after it. The network's reordering (ft.Reordered) is counted either
+	// way.
+	noIDs, sends := true, make(map[uint64]int, len(upPos))
+	for _, pos := range upPos {
+		p := &d.up[d.upIdx[pos]]
+		noIDs = noIDs && p.IPID == 0
+		sends[p.Content]++
+	}
+	var maxContentRank [2]int
 	maxRankSeen := 0
 	var arrived [2]int
 	for _, dp := range arrivals {
@@ -84,8 +98,17 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		}
 		maxRankSeen = max(maxRankSeen, rankAt[up])
 		c, r := streamOf(up), rank[up]
+		if noIDs {
+			cr := contentRank[key]
+			if firstSeen[key] == d.tsDown(dp) && sends[key] == 1 && cr < maxContentRank[c] {
+				o.OutOfOrder++
+			}
+			maxContentRank[c] = max(maxContentRank[c], cr)
+		}
 		if later := arrived[c] - sum(c, r); later > 0 {
-			o.OutOfOrder++
+			if !noIDs {
+				o.OutOfOrder++
+			}
 			ft.Reordered++
 			ft.MaxOvertaken = max(ft.MaxOvertaken, uint64(later))
 			event(up, "reordered", uint64(later), d.tsDown(dp))

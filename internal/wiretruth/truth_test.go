@@ -386,3 +386,39 @@ func TestResendWithOtherDataIsAResend(t *testing.T) {
 		t.Errorf("downstream: resent %d, out of order %d; want 1, 0", s.Resent, s.OutOfOrder)
 	}
 }
+
+// Without IPv4 IDs a point sees the PSN order only: a packet sent once
+// arriving after one first sent after it is out of order there; which
+// copy of a packet sent twice arrived when, nobody there can tell, so it
+// counts as resent, not as out of order (though the network's
+// reordering of it still counts in the flow's truth).
+func TestOutOfOrderWithoutIDsIsThePSNOrder(t *testing.T) {
+	w := &wire{t: t}
+	var f [5][]byte
+	for psn := range uint32(5) {
+		f[psn] = frame(1, 2, 0, 0x0a, 7, psn, byte(psn))
+	}
+	up := func(b []byte, ts int64) { w.up = append(w.up, w.pkt(b, ts)) }
+	down := func(b []byte, ts int64) { w.dn = append(w.dn, w.pkt(b, ts)) }
+	for psn := range 4 {
+		up(f[psn], int64(psn+1)*1000)
+	}
+	up(f[3], 20_000) // PSN 3 resent, then 4 sent
+	up(f[4], 21_000)
+	down(f[0], 11_000)
+	down(f[2], 13_000)
+	down(f[1], 14_000) // sent once, overtaken by 2
+	down(f[4], 31_000) // (PSN 3's first sending lost)
+	down(f[3], 35_000) // the resend, overtaken by 4
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := tr.Flows[0]
+	if s := fl.Seen["b"]; s.OutOfOrder != 1 || s.Resent != 1 {
+		t.Errorf("downstream: out of order %d, resent %d; want 1 (PSN 1), 1", s.OutOfOrder, s.Resent)
+	}
+	if fl.Reordered != 2 {
+		t.Errorf("the network reordered %d; want 2 (PSN 1 and the resend of 3)", fl.Reordered)
+	}
+}
