@@ -77,7 +77,7 @@ func TestDatagramPeers(t *testing.T) {
 	s := (&Analyzer{tracker: tr}).Summary()
 	byQP := map[uint32]FlowSummary{}
 	for _, f := range s.Flows { // (the CNP rides B -> A QP 0x21's flow)
-		byQP[f.DestQP] = f
+		byQP[uint32(f.DestQP)] = f
 	}
 	ab, ba, lone := byQP[0x33], byQP[0x21], byQP[0x40]
 	if ab.PeerID != ba.ID || ba.PeerID != ab.ID {

@@ -200,9 +200,9 @@ func compareSplit(t *testing.T, got, want *Summary) {
 		}
 		flows, peers := map[key]FlowSummary{}, map[key]key{}
 		for _, f := range s.Flows {
-			k := key{f.Src, f.Dst, f.DestQP}
+			k := key{f.Src, f.Dst, uint32(f.DestQP)}
 			if p, ok := byID[f.PeerID]; ok {
-				peers[k] = key{p.Src, p.Dst, p.DestQP}
+				peers[k] = key{p.Src, p.Dst, uint32(p.DestQP)}
 			}
 			f.ID, f.PeerID, f.FirstPacket, f.LastPacket = 0, 0, 0, 0
 			f.FirstTS, f.LastTS, f.Gbps, f.RTTus = "", "", 0, RTT{}

@@ -79,7 +79,7 @@ func TestRequesterByExactPSN(t *testing.T) {
 func flowsByQP(t *Tracker) map[uint32]FlowSummary {
 	byQP := map[uint32]FlowSummary{}
 	for _, f := range (&Analyzer{tracker: t}).Summary().Flows {
-		byQP[f.DestQP] = f
+		byQP[uint32(f.DestQP)] = f
 	}
 	return byQP
 }

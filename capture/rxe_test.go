@@ -31,7 +31,7 @@ func analyze(t *testing.T, path string, cfg Config) *Summary {
 func flowBy(t *testing.T, s *Summary, src, dst string, qp uint32) *FlowSummary {
 	t.Helper()
 	for i := range s.Flows {
-		if f := &s.Flows[i]; f.Src == src && f.Dst == dst && f.DestQP == qp {
+		if f := &s.Flows[i]; f.Src == src && f.Dst == dst && uint32(f.DestQP) == qp {
 			return f
 		}
 	}
@@ -112,7 +112,7 @@ func TestRxeLossReconcilesWithNetem(t *testing.T) {
 	// Every gap starts at a dropped PSN, and every NAK asks for one.
 	flows := map[int]uint32{}
 	for _, f := range post.Flows {
-		flows[f.ID] = f.DestQP
+		flows[f.ID] = uint32(f.DestQP)
 	}
 	for _, a := range post.Anomalies {
 		var psn uint32

@@ -67,7 +67,7 @@ func TestFlowUDPSourcePortsMatchWireshark(t *testing.T) {
 			if fl.Encap != "rocev2" {
 				continue
 			}
-			k := key{canonIP(fl.Src), canonIP(fl.Dst), fl.DestQP}
+			k := key{canonIP(fl.Src), canonIP(fl.Dst), uint32(fl.DestQP)}
 			w, ok := wants[k]
 			if !ok {
 				continue // a flow of packets Wireshark does not decode as RoCE
@@ -121,7 +121,7 @@ func TestFlowUDPSourcePortChanges(t *testing.T) {
 	send(EncapRoCEv1, 0, 1)
 	got := map[uint32]FlowSummary{}
 	for _, f := range a.Summary().Flows {
-		got[f.DestQP] = f
+		got[uint32(f.DestQP)] = f
 	}
 	if f := got[0x12]; f.UDPSrcPort != 49152 || f.UDPSrcPortChanges != 2 {
 		t.Errorf("RoCEv2 flow: port %d, %d changes; want 49152, 2", f.UDPSrcPort, f.UDPSrcPortChanges)

@@ -1,8 +1,12 @@
 package capture
 
+import "github.com/rdmatop/rdmatop/capture/roce"
+
 // Summary is the analysis of a capture: the JSON document of
 // `rdmatop replay FILE --json`. Field names are a stable contract: add,
-// never rename.
+// never rename. (One type changed, once: a flow's dest_qp is the string
+// findings' objects carry, "0x00003f", where it was a number; readers
+// take both.)
 type Summary struct {
 	File string `json:"file,omitempty" expr:"file"`
 	// Interface is the network interface the packets were captured on: a
@@ -136,16 +140,16 @@ type Totals struct {
 
 // FlowSummary is one flow: packets from Src to Dst for destination QP DestQP.
 type FlowSummary struct {
-	ID           int    `json:"id" expr:"id"`
-	Src          string `json:"src" expr:"src"`
-	Dst          string `json:"dst" expr:"dst"`
-	DestQP       uint32 `json:"dest_qp" expr:"dest_qp"`
-	Encap        string `json:"encap" expr:"encap"`
-	Transport    string `json:"transport" expr:"transport"`       // RC, UC, UD, XRC, RD, CNP or mixed
-	PeerID       int    `json:"peer_id,omitempty" expr:"peer_id"` // the flow carrying the other direction of the connection
-	Packets      uint64 `json:"packets" expr:"packets"`
-	Bytes        uint64 `json:"bytes" expr:"bytes"`
-	PayloadBytes uint64 `json:"payload_bytes" expr:"payload_bytes"`
+	ID           int      `json:"id" expr:"id"`
+	Src          string   `json:"src" expr:"src"`
+	Dst          string   `json:"dst" expr:"dst"`
+	DestQP       roce.QPN `json:"dest_qp" expr:"dest_qp"`
+	Encap        string   `json:"encap" expr:"encap"`
+	Transport    string   `json:"transport" expr:"transport"`       // RC, UC, UD, XRC, RD, CNP or mixed
+	PeerID       int      `json:"peer_id,omitempty" expr:"peer_id"` // the flow carrying the other direction of the connection
+	Packets      uint64   `json:"packets" expr:"packets"`
+	Bytes        uint64   `json:"bytes" expr:"bytes"`
+	PayloadBytes uint64   `json:"payload_bytes" expr:"payload_bytes"`
 	// MaxPayload is the largest payload of one packet of the flow (since
 	// the capture began, also in an interval's summary): the sender's path
 	// MTU is at least this.

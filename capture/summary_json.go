@@ -1,6 +1,9 @@
 package capture
 
-import "github.com/rdmatop/rdmatop/internal/jsonindent"
+import (
+	"github.com/rdmatop/rdmatop/capture/roce"
+	"github.com/rdmatop/rdmatop/internal/jsonindent"
+)
 
 // replay --json streams flow summaries and anomalies by the tens of
 // thousands; internal/jsonindent writes them as json.MarshalIndent does,
@@ -8,7 +11,7 @@ import "github.com/rdmatop/rdmatop/internal/jsonindent"
 // summary_json_test.go checks the output against encoding/json's with
 // random values of every field.
 var (
-	flowJSON    = jsonindent.For[FlowSummary]()
+	flowJSON    = jsonindent.For[FlowSummary](jsonindent.UintText(roce.QPN.AppendText))
 	anomalyJSON = jsonindent.For[Anomaly]()
 )
 

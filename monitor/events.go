@@ -45,7 +45,7 @@ func wireEvents(iv *capture.Summary) []probes.Event {
 		e := probes.Event{Time: parseTS(a.TS), Source: "wire", Kind: a.Kind, Severity: anomalySeverity(a.Kind),
 			Detail: a.Detail}
 		if f := flows[a.FlowID]; f != nil {
-			qp := f.DestQP
+			qp := uint32(f.DestQP)
 			e.QPN = &qp
 			e.Detail = fmt.Sprintf("flow %d %s -> %s: %s", f.ID, f.Src, f.Dst, a.Detail)
 		} else if a.FlowID != 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
 // fleetCapture is the summary of a capture of nFlows RoCEv2 RC flows,
@@ -28,7 +29,7 @@ func fleetCapture(nFlows int) *capture.Summary {
 			fl.PeerID = 0
 		}
 		fl.Src, fl.Dst = fmt.Sprintf("10.0.%d.%d", i/250%250, i%250), fmt.Sprintf("10.1.%d.%d", i/250%250, i%250)
-		fl.DestQP = uint32(0x100 + i)
+		fl.DestQP = roce.QPN(0x100 + i)
 		fl.Encap, fl.Transport = "rocev2", "RC"
 		fl.Packets, fl.Bytes, fl.PayloadBytes, fl.MaxPayload = 1000, 4_200_000, 4_096_000, 4096
 		fl.Requests, fl.Messages = 1000, 250

@@ -368,7 +368,7 @@ func (o *object) keys() map[string]string {
 		return qpKeys(&probes.QP{Device: o.qp.Device, LQPN: uint32(o.qp.LQPN)}) // gone: no owner known
 	case o.flow != nil:
 		fl := o.flow
-		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": probes.FormatQPN(fl.DestQP)}
+		return map[string]string{"flow": strconv.Itoa(fl.ID), "src": fl.Src, "dst": fl.Dst, "dest_qp": fl.DestQP.String()}
 	case o.srcPort != nil:
 		p := o.srcPort
 		keys := map[string]string{"device": p.Device, "port": strconv.Itoa(p.Port)}

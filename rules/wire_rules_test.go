@@ -513,7 +513,7 @@ func TestICRCOffloadIsNotCorruption(t *testing.T) {
 	var want []string
 	for _, fl := range s.Flows {
 		if fl.ICRCErrors > 0 {
-			want = append(want, fmt.Sprintf("%s>0x%06x", fl.Src, fl.DestQP))
+			want = append(want, fmt.Sprintf("%s>%s", fl.Src, fl.DestQP))
 		}
 	}
 	sort.Strings(want)

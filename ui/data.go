@@ -185,10 +185,10 @@ func qpFlows(s *probes.Snapshot, w *capture.Summary) map[qpKey]qpWire {
 		f := &w.Flows[i]
 		byID[f.ID] = f
 		for _, d := range devsAt(f.Dst) {
-			busiest(in, qpKey{d, f.DestQP}, f)
+			busiest(in, qpKey{d, uint32(f.DestQP)}, f)
 		}
 		for _, d := range devsAt(f.Src) {
-			busiest(out, qpKey{d, f.DestQP}, f)
+			busiest(out, qpKey{d, uint32(f.DestQP)}, f)
 		}
 	}
 	res := map[qpKey]qpWire{}
@@ -365,7 +365,7 @@ func (m *Model) buildFlows(f *monitor.Frame) {
 			sport, sportN = strconv.Itoa(int(w.UDPSrcPort)), float64(w.UDPSrcPort)
 		}
 		rs = append(rs, newRow(
-			[]string{strconv.Itoa(w.ID), srcDst(w.Src, w.Dst), probes.FormatQPN(w.DestQP), sport,
+			[]string{strconv.Itoa(w.ID), srcDst(w.Src, w.Dst), w.DestQP.String(), sport,
 				termtext.Sanitize(w.Transport), u(w.Packets), strconv.FormatFloat(g, 'f', 2, 64), u(w.PSNGaps),
 				u(w.RetransmittedPackets), u(naks), u(w.CNPs), u(w.ECNCE), rtt, mark},
 			[]float64{float64(w.ID), 0, float64(w.DestQP), sportN, 0, float64(w.Packets), g, float64(w.PSNGaps), float64(w.RetransmittedPackets),

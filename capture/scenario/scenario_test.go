@@ -179,9 +179,9 @@ func checkSummary(t *testing.T, s *Scenario, sum *capture.Summary) {
 	for i := range sum.Flows {
 		f := &sum.Flows[i]
 		byID[f.ID] = f
-		byKey[key(f.Src, f.Dst, f.DestQP)] = f
-		if index[key(f.Src, f.Dst, f.DestQP)] == 0 {
-			t.Errorf("unexpected flow %s (%d packets)", key(f.Src, f.Dst, f.DestQP), f.Packets)
+		byKey[key(f.Src, f.Dst, uint32(f.DestQP))] = f
+		if index[key(f.Src, f.Dst, uint32(f.DestQP))] == 0 {
+			t.Errorf("unexpected flow %s (%d packets)", key(f.Src, f.Dst, uint32(f.DestQP)), f.Packets)
 		}
 	}
 	for _, want := range w.Flows {
@@ -192,7 +192,7 @@ func checkSummary(t *testing.T, s *Scenario, sum *capture.Summary) {
 			continue
 		}
 		got := Flow{
-			Src: f.Src, Dst: f.Dst, DestQP: f.DestQP, Packets: f.Packets, FirstPSN: f.FirstPSN, LastPSN: f.LastPSN,
+			Src: f.Src, Dst: f.Dst, DestQP: uint32(f.DestQP), Packets: f.Packets, FirstPSN: f.FirstPSN, LastPSN: f.LastPSN,
 			PSNGaps: f.PSNGaps, MissingPSNs: f.MissingPSNs, Retransmitted: f.RetransmittedPackets,
 			GoBackN: f.GoBackN, OutOfOrder: f.OutOfOrder, Duplicates: f.Duplicates, ACKs: f.ACKs, NAKs: naks(f.NAKs),
 			CNPs: f.CNPs, CNPsCarried: f.CNPsCarried, ECNCE: f.ECNCE, DSCP: f.DSCP,
@@ -200,7 +200,7 @@ func checkSummary(t *testing.T, s *Scenario, sum *capture.Summary) {
 			RTTSamples: f.RTTus.Samples, RTTMaxUS: f.RTTus.Max,
 		}
 		if p := byID[f.PeerID]; p != nil {
-			got.Peer = index[key(p.Src, p.Dst, p.DestQP)]
+			got.Peer = index[key(p.Src, p.Dst, uint32(p.DestQP))]
 		} else if f.PeerID != 0 {
 			got.Peer = -f.PeerID
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
 // TestElemsOfSameBytes: encoding an array on several goroutines writes
@@ -15,7 +16,7 @@ func TestElemsOfSameBytes(t *testing.T) {
 	flows := make([]capture.FlowSummary, 3*elemChunk+7)
 	for i := range flows {
 		flows[i] = capture.FlowSummary{ID: i + 1, Src: fmt.Sprintf("10.0.%d.%d", i/256, i%256), Dst: "10.1.0.1",
-			DestQP: uint32(i), Packets: uint64(i * 3), Troubled: i%7 == 0}
+			DestQP: roce.QPN(i), Packets: uint64(i * 3), Troubled: i%7 == 0}
 	}
 	for _, n := range []int{0, 1, elemChunk - 1, elemChunk, elemChunk + 1, 2 * elemChunk, len(flows)} {
 		for _, before := range []int{0, 2} {

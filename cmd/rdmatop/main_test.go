@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -169,4 +170,44 @@ func TestReplayReportAnswerFirst(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	order(t, out, "bundle   ", "\nfindings\n", "[rnr-nak]", "\nports (last tick)", "\nevents\n", "\nsources (last tick)")
+}
+
+// One field, one type: a flow's dest_qp in replay --json is the very
+// string a finding's objects name it by, so the two join as they are.
+func TestDestQPOneFormEverywhere(t *testing.T) {
+	out, stderr, code := runCLI(t, "replay", "../../testdata/rxe/pcap/lossy1.pcap", "--json")
+	if code != 0 && code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Flows []struct {
+			ID     int `json:"id"`
+			DestQP any `json:"dest_qp"`
+		} `json:"flows"`
+		Findings []struct {
+			Rule    string            `json:"rule"`
+			Objects map[string]string `json:"objects"`
+		} `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	qp := map[string]any{}
+	for _, f := range doc.Flows {
+		qp[strconv.Itoa(f.ID)] = f.DestQP
+	}
+	joined := 0
+	for _, f := range doc.Findings {
+		id, ok := f.Objects["flow"]
+		if !ok {
+			continue
+		}
+		if got := qp[id]; got != f.Objects["dest_qp"] {
+			t.Errorf("%s: objects name dest_qp %q, flow %s has %#v", f.Rule, f.Objects["dest_qp"], id, got)
+		}
+		joined++
+	}
+	if joined == 0 {
+		t.Fatal("no finding names a flow: the capture no longer shows what this test needs")
+	}
 }

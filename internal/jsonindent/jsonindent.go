@@ -22,14 +22,29 @@ import (
 // Encoder writes values of type T.
 type Encoder[T any] struct{ plan jsonPlan }
 
+// An Option tells For how to write a type.
+type Option struct {
+	t    reflect.Type
+	text func(dst []byte, v uint64) []byte
+}
+
+// UintText writes the unsigned integer type U as encoding/json writes a
+// type whose MarshalText gives what appendText appends: a JSON string.
+// The text must need no escaping (digits, letters, punctuation other than
+// " \ < > &); U's MarshalText must agree with appendText.
+// A method expression fits: UintText(QPN.AppendText).
+func UintText[U ~uint8 | ~uint16 | ~uint32 | ~uint64](appendText func(v U, dst []byte) []byte) Option {
+	return Option{t: reflect.TypeFor[U](), text: func(dst []byte, v uint64) []byte { return appendText(U(v), dst) }}
+}
+
 // For returns the encoder of T, a struct type. A field of a kind it does
 // not write panics here, at start: teach it the kind.
-func For[T any]() *Encoder[T] {
+func For[T any](opts ...Option) *Encoder[T] {
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Struct {
 		panic(fmt.Sprintf("jsonindent: %s is not a struct", t))
 	}
-	return &Encoder[T]{plan: jsonPlanOf(t)}
+	return &Encoder[T]{plan: jsonPlanOf(t, opts)}
 }
 
 // Append appends to dst the JSON of *v exactly as
@@ -58,13 +73,14 @@ type jsonValue struct {
 	kind reflect.Kind // of the value; Pointer and Slice have elem, Struct plan
 	elem *jsonValue
 	plan jsonPlan
+	text func(dst []byte, v uint64) []byte // an unsigned type written as text (UintText)
 }
 
 // jsonPlanOf reads t's exported fields and json tags as encoding/json
 // does for the types these summaries use: numbers, strings, booleans,
 // pointers to them, structs, slices of structs. Any other kind panics at
 // start: a field of a new kind must be taught here.
-func jsonPlanOf(t reflect.Type) jsonPlan {
+func jsonPlanOf(t reflect.Type, opts []Option) jsonPlan {
 	var p jsonPlan
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -72,23 +88,29 @@ func jsonPlanOf(t reflect.Type) jsonPlan {
 		if !f.IsExported() || tag == "-" {
 			continue
 		}
-		name, opts, _ := strings.Cut(tag, ",")
+		name, tagOpts, _ := strings.Cut(tag, ",")
 		if name == "" {
 			name = f.Name
 		}
-		p = append(p, jsonMember{key: name, index: i, omitEmpty: strings.Contains(","+opts+",", ",omitempty,"),
-			value: jsonValueOf(f.Type)})
+		p = append(p, jsonMember{key: name, index: i, omitEmpty: strings.Contains(","+tagOpts+",", ",omitempty,"),
+			value: jsonValueOf(f.Type, opts)})
 	}
 	return p
 }
 
-func jsonValueOf(t reflect.Type) *jsonValue {
+func jsonValueOf(t reflect.Type, opts []Option) *jsonValue {
 	j := &jsonValue{kind: t.Kind()}
+	for _, o := range opts {
+		if o.t == t {
+			j.text = o.text
+			return j
+		}
+	}
 	switch k := t.Kind(); {
 	case k == reflect.Pointer || k == reflect.Slice:
-		j.elem = jsonValueOf(t.Elem())
+		j.elem = jsonValueOf(t.Elem(), opts)
 	case k == reflect.Struct:
-		j.plan = jsonPlanOf(t)
+		j.plan = jsonPlanOf(t, opts)
 	case k == reflect.Float64 || k == reflect.String || k == reflect.Bool:
 	case reflect.Int <= k && k <= reflect.Uint64:
 	default:
@@ -99,6 +121,12 @@ func jsonValueOf(t reflect.Type) *jsonValue {
 
 // write writes v, a value of j's type.
 func (j *jsonValue) write(w *jsonWriter, v reflect.Value) {
+	if j.text != nil {
+		w.b = append(w.b, '"')
+		w.b = j.text(w.b, v.Uint())
+		w.b = append(w.b, '"')
+		return
+	}
 	switch j.kind {
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		w.int(v.Int())

@@ -3,6 +3,7 @@ package jsonindent
 import (
 	"encoding/json"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -63,4 +64,36 @@ func TestUnknownKindPanicsAtStart(t *testing.T) {
 	For[struct {
 		M map[string]int `json:"m"`
 	}]()
+}
+
+// hexID marshals as text, as a QPN does.
+type hexID uint32
+
+func (h hexID) AppendText(b []byte) []byte {
+	return strconv.AppendUint(append(b, "0x"...), uint64(h), 16)
+}
+func (h hexID) MarshalText() ([]byte, error) { return h.AppendText(nil), nil }
+
+type withText struct {
+	ID  hexID  `json:"id"`
+	Opt hexID  `json:"opt,omitempty"`
+	Ptr *hexID `json:"ptr"`
+	N   uint32 `json:"n"`
+}
+
+// A type given as UintText is written as encoding/json writes its
+// MarshalText, a string, and only that type: other unsigned fields stay
+// numbers.
+func TestUintTextMatchesMarshalText(t *testing.T) {
+	e := For[withText](UintText(hexID.AppendText))
+	p := hexID(0xabc)
+	for _, v := range []withText{{}, {ID: 0x3f, Opt: 1, Ptr: &p, N: 7}, {ID: math.MaxUint32}} {
+		want, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := e.Append(nil, "", "  ", &v); string(got) != string(want) {
+			t.Errorf("got %s\nwant %s", got, want)
+		}
+	}
 }
