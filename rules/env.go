@@ -241,6 +241,9 @@ type HostEnv struct {
 	HugePagesFree   any            `expr:"hugepages_free"`
 	HighOrderFreeKB any            `expr:"high_order_free_kb"`
 	Events          []probes.Event `expr:"events"`
+	// HardwareEvents are the kernel log's lines about the NIC's own
+	// hardware (kmsg.Kind.Hardware) at warning or above, in order.
+	HardwareEvents []probes.Event `expr:"hardware_events"`
 	// NCCLRAS is NCCL's RAS answer (--nccl-ras): nil when not asked or
 	// not answered.
 	NCCLRAS *probes.NCCLRAS `expr:"nccl_ras"`

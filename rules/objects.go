@@ -7,6 +7,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/qos"
 )
 
@@ -27,6 +28,11 @@ func hostEnv(f Frame) HostEnv {
 		}
 	}
 	h.Events = s.Events
+	for _, e := range s.Events {
+		if e.Source == "kmsg" && e.Severity != probes.SevInfo && kmsg.Kind(e.Kind).Hardware() {
+			h.HardwareEvents = append(h.HardwareEvents, e)
+		}
+	}
 	h.NCCLRAS = s.NCCLRAS
 	h.QPs = len(s.QPs)
 	if m := s.Config.Memory; m != nil {

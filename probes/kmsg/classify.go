@@ -46,6 +46,19 @@ const (
 	KindPageAllocFailure Kind = "page_alloc_failure"
 )
 
+// Hardware reports whether k is a problem of the NIC's own hardware below
+// RDMA: its firmware, its PCIe link or slot, its transceiver (not a
+// detail line that follows one, not port or link changes, which have
+// their own kinds and rules).
+func (k Kind) Hardware() bool {
+	switch k {
+	case KindFWHealth, KindFWFatal, KindFWRecoveryFailed, KindFWCmdTimeout, KindFWCmdError, KindFWStall,
+		KindPCIeAER, KindPCIePower, KindPCIeBandwidth, KindModuleEvent:
+		return true
+	}
+	return false
+}
+
 // Event is a classified record.
 type Event struct {
 	Record

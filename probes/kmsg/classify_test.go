@@ -280,3 +280,21 @@ func BenchmarkClassify(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(recs)), "ns/line")
 }
+
+// Hardware is the NIC's own problems below RDMA: not the detail lines
+// that follow a report (they repeat it), not port or link changes (their
+// own rules), not the host's own troubles.
+func TestKindHardware(t *testing.T) {
+	for _, k := range []Kind{KindFWHealth, KindFWFatal, KindFWRecoveryFailed, KindFWCmdTimeout, KindFWCmdError,
+		KindFWStall, KindPCIeAER, KindPCIePower, KindPCIeBandwidth, KindModuleEvent} {
+		if !k.Hardware() {
+			t.Errorf("%s: not hardware", k)
+		}
+	}
+	for _, k := range []Kind{KindFWHealthDetail, KindPCIeAERDetail, KindLinkDown, KindPortDown, KindErrCQE,
+		KindProbeFailed, KindPageAllocFailure, KindHungTask} {
+		if k.Hardware() {
+			t.Errorf("%s: hardware", k)
+		}
+	}
+}
