@@ -124,7 +124,7 @@ func WriteReportBody(w io.Writer, s *Summary, o ReportOptions) error {
 			if f.RTTus.Samples > 0 {
 				rtt = fmt.Sprintf("%.1f/%.1f", f.RTTus.P50, f.RTTus.P99)
 			}
-			fmt.Fprintf(tw, "%d\t%s -> %s\t0x%06x\t%s\t%d\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
+			fmt.Fprintf(tw, "%d\t%s -> %s\t%s\t%s\t%d\t%.3f\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t\n",
 				f.ID, f.Src, f.Dst, f.DestQP, f.Transport, f.Packets, f.Gbps, f.PSNGaps, f.MissingPSNs,
 				f.RetransmittedPackets, f.GoBackN, f.OutOfOrder, f.ACKs, nak, f.NAKs.RNR, f.CNPs, f.ECNCE, f.ICRCErrors, rtt)
 		}
