@@ -57,16 +57,6 @@ type psnHigh struct {
 	psn  uint32
 }
 
-// copyWindow: without IPv4 IDs, a request seen again at its sender's own
-// capture point within this long, with no NAK or RNR NAK to the sender in
-// between, is a copy made before the capture, not a resend (ns). A
-// requester sends a request again only for a NAK or when its ACK timer
-// expires, 4.096 µs × 2^timeout: 8.4 ms at the smallest timeout fabrics
-// use (11), 67 ms at perftest's and rdma_cm's default (14). Half the
-// smallest leaves room for a copy held behind a slow queue (a 1500-byte
-// frame takes 4 ms at 3 Mbit/s).
-const copyWindow = int64(4e6)
-
 // idHorizon: how long an IPv4 identification is compared (ns). Linux
 // numbers a sender's packets to one destination from one 16-bit counter;
 // Soft-RoCE sends at most some 10^5 packets a second, so the counter
@@ -161,12 +151,6 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			}
 		}
 	}
-	var nakTimes []int64 // every NAK and RNR NAK to the sender, in capture order
-	for _, ts := range naks {
-		nakTimes = append(nakTimes, ts...)
-	}
-	slices.Sort(nakTimes)
-	lastSent := map[uint64]int64{} // content -> when last sent (requests without IPv4 IDs)
 	nakBefore := func(k nakKey, ts int64) bool {
 		for _, n := range naks[k] {
 			if n <= ts && ts-n <= nakWindow {
@@ -202,15 +186,6 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			fa.ft.RNRNAKs++
 		}
 		copyBefore := fa.copyBefore(p)
-		if p.IPID == 0 && isRequest(p.Opcode) {
-			// Without IDs, the same request again sooner than the sender
-			// can resend it, with no NAK between: a copy (see copyWindow).
-			if prev, ok := lastSent[p.Content]; ok && p.TS-prev <= copyWindow && arrivedBy(nakTimes, p.TS) == arrivedBy(nakTimes, prev) {
-				fa.ft.DuplicatedBefore++
-				copyBefore = true
-			}
-			lastSent[p.Content] = p.TS
-		}
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
 		if !again {
