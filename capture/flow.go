@@ -31,8 +31,11 @@ type Flow struct {
 
 	// The key's 36 bytes and these three share 40: a flow's size is what
 	// a capture of many QPs pays for (trouble.go).
-	key   flowKey
-	ipv4  bool
+	key  flowKey
+	ipv4 bool
+	// ipIDs: a packet of the flow carried a nonzero IPv4 identification,
+	// the sender's order that tells a late original from a resend.
+	ipIDs bool
 	encap Encap
 	// transports seen, one bit per roce.Transport
 	transports uint8

@@ -244,6 +244,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	f.bytes += uint64(d.WireLen)
 	f.payload += uint64(p.PayloadLen)
 	f.maxPayload = max(f.maxPayload, p.PayloadLen)
+	f.ipIDs = f.ipIDs || d.IPID != 0
 	f.transports |= 1 << op.Transport()
 	if d.Encap == EncapRoCEv2 {
 		if f.sport != 0 && d.SrcPort != f.sport {

@@ -1201,3 +1201,36 @@ func TestLateACKsNeedsMostEpisodesOrSlowAnswers(t *testing.T) {
 		}
 	}
 }
+
+// Without IPv4 IDs, PSN gaps on a flow that also shows packets certainly
+// out of order are no evidence of loss: each hole was filled after the
+// NAK, by the original held back or by the resend, and the PSNs cannot
+// say which. packet-reordering comes first then, and packet-loss does not
+// assert loss; with IDs (which tell the two apart) the gaps are loss.
+func TestGapsWithoutIDsOnAReorderingPath(t *testing.T) {
+	p := wirePack(t)
+	for _, c := range []struct {
+		name       string
+		ids        bool
+		outOfOrder uint64
+		loss       bool
+	}{
+		{"no IDs, reordering seen", false, 12, false},
+		{"no IDs, no reordering seen", false, 0, true},
+		{"IDs, reordering seen", true, 12, true},
+	} {
+		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: "fd77::1", Dst: "fd77::2", DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 5000, Requests: 5000, PSNGaps: 4, MissingPSNs: 9, OutOfOrder: c.outOfOrder, GoBackN: 4,
+			RetransmittedPackets: 40, IPIDs: c.ids}
+		ack := capture.FlowSummary{ID: 2, PeerID: 1, Src: "fd77::2", Dst: "fd77::1", DestQP: 0x37, Encap: "rocev2", Transport: "RC",
+			Packets: 4000, Responses: 4000, ACKs: 4000, NAKs: capture.NAKCounts{PSNSequenceError: 4}}
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, ack}}})
+		fired := wFired(res.Findings)
+		if got := len(fired["packet-loss"]) > 0; got != c.loss {
+			t.Errorf("%s: packet-loss fired %v, want %v", c.name, got, c.loss)
+		}
+		if c.outOfOrder > 0 && !c.loss && (len(res.Findings) == 0 || res.Findings[0].Rule != "packet-reordering") {
+			t.Errorf("%s: first finding %v, want packet-reordering", c.name, wFired(res.Findings))
+		}
+	}
+}
