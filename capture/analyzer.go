@@ -327,7 +327,8 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	v4 := f.ipv4 && f.encap == EncapRoCEv2
 	fs.ID, fs.Src, fs.Dst = f.id, names.of(f.key.src, v4), names.of(f.key.dst, v4)
 	fs.DestQP, fs.Encap, fs.Transport = roce.QPN(f.key.qp), f.encap.String(), transportNames(f.transports)
-	fs.UDPSrcPort, fs.UDPSrcPortChanges, fs.IPIDs = f.sport, f.sportChanges, f.ipIDs
+	ids := f.ipIDs
+	fs.UDPSrcPort, fs.UDPSrcPortChanges, fs.IPIDs = f.sport, f.sportChanges, &ids
 	fs.Packets, fs.Bytes, fs.PayloadBytes, fs.MaxPayload = f.packets, f.bytes, f.payload, f.maxPayload
 	fs.Requests, fs.Responses, fs.Messages = f.requests, f.responses, f.messages
 	fs.LastTS = tsString(f.lastTS)

@@ -52,7 +52,7 @@ func TestLabLiveCaptureMatchesTcpdumpAndNetem(t *testing.T) {
 			out[i].UndoneNAKEpisodes, out[i].UndoneTimerEpisodes = 0, 0
 			out[i].UDPSrcPort, out[i].UDPSrcPortChanges = 0, 0 // newer than live.json
 			out[i].JumboSent, out[i].JumboACKed = false, false // newer than live.json
-			out[i].IPIDs = false                               // newer than live.json
+			out[i].IPIDs = nil                                 // newer than live.json
 		}
 		return out
 	}

@@ -138,6 +138,11 @@ type Totals struct {
 	ICRCUnverifiable       uint64    `json:"icrc_unverifiable" expr:"icrc_unverifiable"`
 }
 
+// WithoutIPIDs reports whether the flow's packets are known to carry no
+// IPv4 identification (false when they do, or when the summary does not
+// say).
+func (f FlowSummary) WithoutIPIDs() bool { return f.IPIDs != nil && !*f.IPIDs }
+
 // FlowSummary is one flow: packets from Src to Dst for destination QP DestQP.
 type FlowSummary struct {
 	ID           int      `json:"id" expr:"id"`
@@ -230,10 +235,11 @@ type FlowSummary struct {
 	// that differs from QP to QP. UDPSrcPortChanges counts the packets
 	// that came with another port than the one before. (Beside DSCP: in
 	// what was its padding, the summary of 65,536 flows is no larger.)
-	// IPIDs: the flow's packets carry IPv4 identifications (IPv6 has
-	// none; some NICs send 0): the sender's order, which tells a late
-	// original from a resend where PSNs alone cannot.
-	IPIDs             bool    `json:"ip_ids,omitempty" expr:"ip_ids"`
+	// IPIDs: whether the flow's packets carry IPv4 identifications (IPv6
+	// has none; some NICs send 0): the sender's order, which tells a late
+	// original from a resend where PSNs alone cannot. Absent (a summary
+	// written before it existed) is unknown, not false.
+	IPIDs             *bool   `json:"ip_ids,omitempty" expr:"ip_ids"`
 	UDPSrcPort        uint16  `json:"udp_sport,omitempty" expr:"udp_sport"`
 	UDPSrcPortChanges uint32  `json:"udp_sport_changes,omitempty" expr:"udp_sport_changes"`
 	VLAN              *uint16 `json:"vlan,omitempty" expr:"vlan"`

@@ -1209,15 +1209,17 @@ func TestLateACKsNeedsMostEpisodesOrSlowAnswers(t *testing.T) {
 // assert loss; with IDs (which tell the two apart) the gaps are loss.
 func TestGapsWithoutIDsOnAReorderingPath(t *testing.T) {
 	p := wirePack(t)
+	no, yes := false, true
 	for _, c := range []struct {
 		name       string
-		ids        bool
+		ids        *bool
 		outOfOrder uint64
 		loss       bool
 	}{
-		{"no IDs, reordering seen", false, 12, false},
-		{"no IDs, no reordering seen", false, 0, true},
-		{"IDs, reordering seen", true, 12, true},
+		{"no IDs, reordering seen", &no, 12, false},
+		{"no IDs, no reordering seen", &no, 0, true},
+		{"IDs, reordering seen", &yes, 12, true},
+		{"a summary that does not say (written before ip_ids)", nil, 12, true},
 	} {
 		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: "fd77::1", Dst: "fd77::2", DestQP: 0x36, Encap: "rocev2", Transport: "RC",
 			Packets: 5000, Requests: 5000, PSNGaps: 4, MissingPSNs: 9, OutOfOrder: c.outOfOrder, GoBackN: 4,
