@@ -210,12 +210,12 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		switch {
 		case copyBefore:
 			// A copy made before the capture: not the sender going back.
-		case again && isACK(p.Opcode) && acksRepeated >= arrivedBy(againIn, p.TS):
+		case again && isAck(p.Opcode) && acksRepeated >= arrivedBy(againIn, p.TS):
 			// An ACK again with no request received again to answer: a
 			// copy made before this capture, on the sender's own egress
 			// (without IPv4 IDs copyBefore cannot tell it).
 			fa.ft.DuplicatedBefore++
-		case again && isACK(p.Opcode):
+		case again && isAck(p.Opcode):
 			// An ACK sent again answers a request received again; it
 			// is counted apart from resent data.
 			acksRepeated++
@@ -304,8 +304,6 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 	}
 	slices.SortStableFunc(t.Events, func(x, y Event) int { return cmp.Compare(x.UpTS, y.UpTS) })
 }
-
-func isACK(op uint8) bool { return op>>5 != 3 && (op&0x1f == 0x11 || op&0x1f == 0x12) }
 
 // requestsAgain returns when requests addressed to sender reached it
 // again (a content it had received before), in the order of capture: up
