@@ -1,5 +1,7 @@
 package wiretruth
 
+import "fmt"
+
 // Counts is what an analyser reported for one flow from one capture
 // point, to hold against what the truth says that point can see.
 type Counts struct {
@@ -11,6 +13,9 @@ type Counts struct {
 type CountCheck struct {
 	Name                 string
 	Got, Want, Tolerance uint64
+	// Flow names the flow observed and the point's side of the path:
+	// "requests QP 0x00005d, downstream".
+	Flow string
 }
 
 // Agrees: the disagreement is within the tolerance.
@@ -46,6 +51,13 @@ func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
 	if point == f.Upstream && f.Kind == "requests" {
 		e := f.Episodes
 		out = append(out, CountCheck{Name: "episodes", Got: got.Episodes, Want: e.NAK + e.RNR + e.Timer, Tolerance: 1})
+	}
+	side := "downstream"
+	if point == f.Upstream {
+		side = "upstream"
+	}
+	for i := range out {
+		out[i].Flow = fmt.Sprintf("%s QP %#06x, %s", f.Kind, f.DstQP, side)
 	}
 	return out
 }

@@ -247,7 +247,7 @@ func countTable(w io.Writer, runs []runResult) {
 				if c.Agrees() {
 					t.right++
 				} else {
-					bad = append(bad, fmt.Sprintf("%s at %s: %s %d, truth %d (tolerance %d)", r.name, p.point, c.Name, c.Got, c.Want, c.Tolerance))
+					bad = append(bad, fmt.Sprintf("%s at %s: %s %d, truth %d (tolerance %d; %s)", r.name, p.point, c.Name, c.Got, c.Want, c.Tolerance, c.Flow))
 				}
 			}
 		}
