@@ -188,6 +188,14 @@ func parse(b []byte) (Packet, bool) {
 	if et == layers.EthernetTypeIPv4 {
 		content[4], content[5] = 0, 0
 	}
+	// The AckReq bit is the requester's choice for each transmission:
+	// Soft-RoCE asks for an ACK every so many packets, and its resend of
+	// a PSN first sent with AckReq set often has it clear (s15-56: the
+	// SEND MIDDLE 6764954 with A=1, then nine resends with A=0). The
+	// network never touches it, so it does not tell a copy from a resend.
+	if bthAt := len(l3) - len(bth) + 8; bthAt < len(content) {
+		content[bthAt] &^= 0x80
+	}
 	if p.HasAETH && !isAck(p.Opcode) {
 		// A READ response sent again carries the same PSN and data, but
 		// its AETH the responder's current MSN: mask it.

@@ -387,6 +387,29 @@ func TestResendWithOtherDataIsAResend(t *testing.T) {
 	}
 }
 
+// A resend with the AckReq bit clear where the first sending had it set
+// is the same packet sent again (the requester decides the bit on each
+// transmission): one resend, one episode, not a new packet whose
+// successors look like a second going back.
+func TestResendWithOtherAckReqIsAResend(t *testing.T) {
+	w := &wire{t: t}
+	var reqs [][]byte
+	for psn := range uint32(4) {
+		b := frame(1, 2, uint16(psn+1), 0x07, 7, psn, byte(psn))
+		if psn == 1 {
+			b[14+20+8+8] |= 0x80 // AckReq on the first sending of PSN 1
+			seal(b)
+		}
+		reqs = append(reqs, b)
+	}
+	again := func(psn uint32, id uint16) []byte { return frame(1, 2, id, 0x07, 7, psn, byte(psn)) }
+	tr := w.sameBothSides(reqs[0], reqs[1], reqs[2], reqs[3], again(1, 5), again(2, 6), again(3, 7))
+	f := tr.Flows[0]
+	if e := f.Episodes; f.Resent != 3 || e.NAK+e.RNR+e.Timer != 1 {
+		t.Errorf("PSNs 1-3 sent again once, PSN 1 without AckReq: resent %d, episodes %+v; want 3 resent in 1 episode", f.Resent, e)
+	}
+}
+
 // Without IPv4 IDs a point sees the PSN order only: a packet sent once
 // arriving after one first sent after it is out of order there; which
 // copy of a packet sent twice arrived when, nobody there can tell, so it
