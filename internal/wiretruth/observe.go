@@ -78,8 +78,14 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	maxRankSeen := 0
 	var arrived [2]int
 	for _, dp := range arrivals {
-		o.Packets++
 		up := d.downOf[dp]
+		if d.downFate[dp] == Corrupted && d.misplaced(dp, up) {
+			// Damaged where its place is written: here it belongs to
+			// another flow, or stands at another PSN. Nobody at this
+			// point can see it as this packet.
+			continue
+		}
+		o.Packets++
 		key := d.up[d.upIdx[up]].Content
 		if _, ok := firstSeen[key]; !ok {
 			firstSeen[key] = d.tsDown(dp)
@@ -159,6 +165,15 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		suffixMin = min(suffixMin, fs)
 	}
 	return o
+}
+
+// misplaced reports whether a corrupted copy lost what places it in its
+// PSN stream: its addresses, destination QP, PSN or opcode differ from
+// the packet sent (netem's corrupt flips a bit anywhere in the frame;
+// with 128-byte payloads a third of the bits are headers).
+func (d *direction) misplaced(downPos, upPos int) bool {
+	o, p := &d.down[d.downIdx[downPos]], &d.up[d.upIdx[upPos]]
+	return o.flow() != p.flow() || o.PSN != p.PSN || o.Opcode != p.Opcode
 }
 
 // tracked: the packets whose PSNs form a stream an analyser can follow,

@@ -171,6 +171,51 @@ func TestAnalyzeTailLossNoHole(t *testing.T) {
 	}
 }
 
+// A copy damaged where its place is written (here a bit of the
+// destination QP) reaches the downstream point as another flow's packet:
+// there its own flow shows a hole where it should be. One damaged in
+// its payload is seen where it belongs.
+func TestCorruptedOutOfItsFlowIsAHole(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   int // byte flipped, from the start of the frame
+		want Observed
+	}{
+		{"payload", 14 + 20 + 8 + 12 + 10, Observed{Packets: 7, Resent: 3}},
+		{"dest QP", 14 + 20 + 8 + 7, Observed{Packets: 6, Missing: 1, Resent: 3}},
+		{"PSN", 14 + 20 + 8 + 11, Observed{Packets: 6, Missing: 1, Resent: 3}},
+	} {
+		w := &wire{t: t}
+		for psn := range uint32(4) {
+			b := w.send(psn)
+			if psn == 1 {
+				b = append([]byte(nil), b...)
+				b[tc.at] ^= 0x04
+			}
+			w.deliver(b, 0)
+		}
+		w.nak(1)
+		for psn := uint32(1); psn < 4; psn++ {
+			w.deliver(w.send(psn), 0)
+		}
+		tr, err := Analyze("a", w.up, "b", w.dn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range tr.Flows {
+			if f.Kind != "requests" || f.DstQP != 7 {
+				continue
+			}
+			if f.Corrupted != 1 {
+				t.Errorf("%s: corrupted %d, want 1", tc.name, f.Corrupted)
+			}
+			if o := f.Seen["b"]; o != tc.want {
+				t.Errorf("%s flipped: downstream observed %+v, want %+v", tc.name, o, tc.want)
+			}
+		}
+	}
+}
+
 func sortByTS(p []Packet) {
 	for i := 1; i < len(p); i++ {
 		for j := i; j > 0 && p[j].TS < p[j-1].TS; j-- {
