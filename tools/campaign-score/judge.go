@@ -234,6 +234,28 @@ func readMeta(path string) (exits string, qdiscs map[string]string) {
 	return strings.Join(ex, ", "), qdiscs
 }
 
+// captureDrops says which capture of a run dropped packets, from the
+// "N packets dropped by kernel" tcpdump wrote into meta.txt: "123417 at
+// veth0"; "" when none did.
+func captureDrops(meta string) string {
+	b, err := os.ReadFile(meta)
+	if err != nil {
+		return ""
+	}
+	var out []string
+	point := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		if p, ok := strings.CutPrefix(l, "## tcpdump "); ok {
+			point = p
+			continue
+		}
+		if n, ok := strings.CutSuffix(l, " packets dropped by kernel"); ok && n != "0" {
+			out = append(out, n+" at "+point)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
 // mtuOf names the run's RoCE MTU from the veth MTU meta.txt records
 // (rxe takes the largest IB MTU that fits in it with its headers).
 func mtuOf(meta string) string {

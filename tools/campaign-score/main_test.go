@@ -41,6 +41,17 @@ qdisc red 20: parent 10:1 limit 9b min 1b max 3b ecn
 	}
 }
 
+func TestCaptureDrops(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "meta.txt")
+	meta := "client exit 0\n## tcpdump veth0\n123417 packets dropped by kernel\n## tcpdump veth1\n0 packets dropped by kernel\n"
+	if err := os.WriteFile(p, []byte(meta), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := captureDrops(p); got != "123417 at veth0" {
+		t.Errorf("captureDrops = %q, want 123417 at veth0", got)
+	}
+}
+
 func TestRowsNameFamiliesWithPlace(t *testing.T) {
 	s, err := faultspec.Parse("x | ib_send_bw | loss 2% duplicate 5% | delay 2ms 1ms | | src mid | v6")
 	if err != nil {

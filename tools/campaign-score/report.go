@@ -58,7 +58,7 @@ func report(w io.Writer, title, which string, runs []runResult, broken []string,
 		fmt.Fprintf(w, "Not compared: %d flow observations whose sender's own egress carried the impairment, before its capture point (the truth is what happened between the points; what was dropped, delayed or reordered before both it cannot place).\n", uncompared)
 	}
 	if len(broken) > 0 {
-		fmt.Fprintf(w, "Runs without a truth (captures missing or the truth tool failed): %s.\n", strings.Join(broken, ", "))
+		fmt.Fprintf(w, "Runs not judged (no truth: captures missing or the truth tool failed; or a capture dropped packets, which the truth would call lost): %s.\n", strings.Join(broken, ", "))
 	}
 	var plumbing []string
 	for _, r := range runs {
