@@ -136,10 +136,10 @@ run() {
       echo "mtu: $(cat /sys/class/net/veth0/mtu)"; } > "$o/meta.txt"
     hwc > /tmp/hwc.before
     # shellcheck disable=SC2086
-    tcpdump -i veth0 -s 0 -B 32768 -U -w /tmp/veth0.pcap $filter 2> /tmp/td0.txt &
+    tcpdump -i veth0 -s 0 -B 131072 -U -w /tmp/veth0.pcap $filter 2> /tmp/td0.txt &
     local t0=$!
     # shellcheck disable=SC2086
-    tcpdump -i veth1 -s 0 -B 32768 -U -w /tmp/veth1.pcap $filter 2> /tmp/td1.txt &
+    tcpdump -i veth1 -s 0 -B 131072 -U -w /tmp/veth1.pcap $filter 2> /tmp/td1.txt &
     local t1=$!
     sleep 1.5
     impair "$atf" "$devf" "$fwd"; impair "$atr" "$devr" "$rev"
