@@ -14,7 +14,7 @@ import (
 // traffic has exactly one address that is not that port's (its GID
 // table), PRIO where the finding names its priority.
 func TestNoPlaceholderWhereTheRecordingKnows(t *testing.T) {
-	ph := regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PEER_IP|PRIO)\b|/N\b`)
+	ph := regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PEER_IP|PEER|PRIO)\b|/N\b`)
 	checked := 0
 	for _, rp := range everyRecording(t) {
 		dev, netdev, peer := knownPlace(rp)
@@ -29,7 +29,7 @@ func TestNoPlaceholderWhereTheRecordingKnows(t *testing.T) {
 						known = own != "" && f.Objects["port"] != "" || own == "" && dev != ""
 					case "IFACE", "NETDEV":
 						known = f.Objects["netdev"] != "" || (own == "" || own == dev) && netdev != ""
-					case "PEER_IP":
+					case "PEER_IP", "PEER":
 						known = f.Objects["dst"] != "" || peer != "" && (own == "" || own == dev)
 					case "PRIO":
 						known = f.Objects["priority"] != ""
