@@ -30,7 +30,10 @@ func procFS(root string) fs.FS { return os.DirFS(filepath.Join(root, "proc")) }
 // later sample changes. The slices and maps it holds are never modified
 // in place (commits replace them).
 type env struct {
-	src           Sources
+	src Sources
+	// rereadGIDs: an address changed since the last sample: the GID
+	// tables are read again now, not on their schedule.
+	rereadGIDs    bool
 	opt           Options
 	record        bool
 	ticks         int
@@ -99,6 +102,7 @@ func (h *handoff[T]) get(ctx context.Context) (T, error) {
 // task (within their own timeout). Nothing else waits for anything.
 func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 	e := s.env(now)
+	e.rereadGIDs = c.addrs != nil
 	t := e.opt.Timeout
 	links := newHandoff[linkAnswer]()
 	netdevs := func(ctx context.Context) ([]string, error) {

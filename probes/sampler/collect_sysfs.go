@@ -211,12 +211,15 @@ func selectedNetdevs(links []sysfs.Link, opt Options) []string {
 }
 
 // gidEvery is how often (in samples) the GID tables are read again: a full
-// table is hundreds of files, and GIDs change rarely (address changes; the
-// table of a port that changes state is read at once, see devices).
+// table is hundreds of files, and GIDs change rarely (address changes,
+// which rtnetlink announces: then the tables are read at once; and the
+// table of a port that changes state is read at once, see devices). The
+// schedule is for hosts where the announcements cannot be followed.
 const gidEvery = 10
 
 // devices discovers the RDMA devices in full on the first sample, every
-// gidEvery samples and whenever the device list changes; in between it
+// gidEvery samples, whenever the device list changes and whenever an
+// address changed since the last sample (rtnetlink announced it); in between it
 // reads only each port's state and keeps the GID tables it has, except
 // that it reads again the table of a port whose state changed. The cache
 // it leaves for the next sample goes into r; full says it rediscovered.
@@ -226,7 +229,7 @@ func (e *env) devices(fsys fs.FS, r *sysfsResult) (devs []sysfs.Device, full boo
 		r.devCache, r.devCacheNames = nil, nil
 		return nil, false, err
 	}
-	if e.devCache != nil && e.ticks%gidEvery != 0 && slices.Equal(names, e.devCacheNames) {
+	if e.devCache != nil && !e.rereadGIDs && e.ticks%gidEvery != 0 && slices.Equal(names, e.devCacheNames) {
 		devs := slices.Clone(e.devCache)
 		ok, moved := true, false
 		for i := range devs {

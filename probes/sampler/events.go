@@ -28,8 +28,11 @@ func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *sele
 		}
 	}
 	s.portEvents(c, snap)
+	if c.addrs != nil {
+		snap.Events = append(snap.Events, c.addrs.events(c.rtnl, s.prevGIDs, snap)...)
+	}
 	if c.sysfs {
-		s.sysfsEvents(snap)
+		s.sysfsEvents(snap, c.addrs)
 	}
 	for _, r := range c.kmsg {
 		if e, ok := kmsg.Classify(r); ok && sel.hasKmsg(e) {
@@ -128,7 +131,7 @@ func freshValue(cs []probes.Counter, name string) *uint64 {
 
 // sysfsEvents diffs devices and GIDs against the last sample sysfs
 // answered.
-func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
+func (s *Sampler) sysfsEvents(snap *probes.Snapshot, addrs *addrBatch) {
 	now := snap.Time
 	devs := map[string]bool{}
 	for _, d := range snap.Devices {
@@ -147,7 +150,7 @@ func (s *Sampler) sysfsEvents(snap *probes.Snapshot) {
 		gids[gidSlot{g.Device, g.Port, g.Index}] = g
 	}
 	if s.prevGIDs != nil {
-		snap.Events = append(snap.Events, gidEvents(s.prevGIDs, gids, now)...)
+		snap.Events = append(snap.Events, gidEvents(s.prevGIDs, gids, now, addrs)...)
 	}
 	s.prevGIDs, s.prevDevs = gids, devs
 }
@@ -163,7 +166,11 @@ type gidSlot struct {
 // (gid_changed, a warning: a QP created with that index now sends from
 // another address), an entry that was empty (gid_added) and one emptied
 // (gid_removed, a warning).
-func gidEvents(prev, cur map[gidSlot]probes.GID, now time.Time) []probes.Event {
+//
+// An address change rtnetlink announced since the last sample dates the
+// event: the GID that came or went is that address (an IPv4 address's GID
+// is its IPv4-mapped form), and it changed then, not at the sample.
+func gidEvents(prev, cur map[gidSlot]probes.GID, now time.Time, addrs *addrBatch) []probes.Event {
 	slots := make([]gidSlot, 0, len(cur)+len(prev))
 	for k := range cur {
 		slots = append(slots, k)
@@ -187,12 +194,15 @@ func gidEvents(prev, cur map[gidSlot]probes.GID, now time.Time) []probes.Event {
 		case had && has:
 			e.Kind, e.Severity = "gid_changed", probes.SevWarning
 			e.Detail = fmt.Sprintf("index %d: %s → %s", k.index, gidText(old), gidText(g))
+			e.Time = addrs.when(now, gidChange{g, false}, gidChange{old, true})
 		case has:
 			e.Kind, e.Severity = "gid_added", probes.SevInfo
 			e.Detail = fmt.Sprintf("index %d: %s (new)", k.index, gidText(g))
+			e.Time = addrs.when(now, gidChange{g, false})
 		default:
 			e.Kind, e.Severity = "gid_removed", probes.SevWarning
 			e.Detail = fmt.Sprintf("index %d: %s removed", k.index, gidText(old))
+			e.Time = addrs.when(now, gidChange{old, true})
 		}
 		evs = append(evs, e)
 	}

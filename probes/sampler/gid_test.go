@@ -2,11 +2,15 @@ package sampler
 
 import (
 	"context"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/rtnl"
 )
 
 // gidMoveSamples samples the real Soft-RoCE sysfs tree, then the same tree
@@ -95,5 +99,57 @@ func TestGIDsReadAgainWhenPortChangesState(t *testing.T) {
 	// change, no event.
 	if got := events(3 * time.Second); len(got) != 0 {
 		t.Errorf("GID events on the sample after: %q", got)
+	}
+}
+
+// An address change rtnetlink announces is seen at the next sample, not
+// on the tables' schedule: the GID table is read again then, the GID
+// events carry the time of the change, and the announcements are events
+// of their own - also an address added and removed again between two
+// samples, which leaves the table as it was.
+func TestAnnouncedAddressChangeRereadsGIDsAtOnce(t *testing.T) {
+	fsys := rxeTree(t, "sysfs-final.tar.gz", func(string) bool { return false })
+	addrs := &rtnl.FakeAddrs{}
+	s := New(Sources{FS: fsys, Addrs: addrs}, Options{})
+	now := time.Unix(1_800_000_000, 0)
+	s.Sample(context.Background(), now)
+	s.Sample(context.Background(), now.Add(time.Second)) // a cached tick: no full read due
+	const port = "sys/class/infiniband/rxe0/ports/1/"
+	fsys[port+"gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d09\n"), Mode: 0o444}
+	changed := now.Add(1500 * time.Millisecond)
+	addrs.Add(rtnl.AddrEvent{Time: changed, Index: 7, Netdev: "veth0", Removed: true, Addr: netip.MustParseAddr("192.168.77.1"), Prefix: 24})
+	addrs.Add(rtnl.AddrEvent{Time: changed, Index: 7, Netdev: "veth0", Addr: netip.MustParseAddr("192.168.77.9"), Prefix: 24})
+	addrs.Add(rtnl.AddrEvent{Time: changed.Add(time.Millisecond), Index: 7, Netdev: "veth0", Addr: netip.MustParseAddr("192.168.77.50"), Prefix: 24})
+	addrs.Add(rtnl.AddrEvent{Time: changed.Add(2 * time.Millisecond), Index: 7, Netdev: "veth0", Removed: true, Addr: netip.MustParseAddr("192.168.77.50"), Prefix: 24})
+	snap := s.Sample(context.Background(), now.Add(2*time.Second)) // the third sample: not a scheduled full read
+	var gid, addr []probes.Event
+	for _, e := range snap.Events {
+		switch e.Source {
+		case "gid":
+			gid = append(gid, e)
+		case "address":
+			addr = append(addr, e)
+		}
+	}
+	if len(gid) != 1 || gid[0].Kind != "gid_changed" || !gid[0].Time.Equal(changed) {
+		t.Errorf("GID events %+v; want one gid_changed at %v, the time of the change", gid, changed)
+	}
+	if len(addr) != 4 {
+		t.Fatalf("address events %+v; want the four announced", addr)
+	}
+	for _, e := range addr {
+		if e.Device != "rxe0" || e.Port != 1 || e.Netdev != "veth0" {
+			t.Errorf("%+v: not placed on rxe0/1 (veth0)", e)
+		}
+	}
+	if addr[3].Kind != "address_removed" || addr[3].Detail != "192.168.77.50/24 removed from veth0" {
+		t.Errorf("the transient address's removal: %+v", addr[3])
+	}
+	// Nothing announced: the next sample keeps to the schedule.
+	fsys[port+"gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d0a\n"), Mode: 0o444}
+	for _, e := range s.Sample(context.Background(), now.Add(3*time.Second)).Events {
+		if e.Source == "gid" {
+			t.Errorf("unannounced change seen off schedule: %+v", e)
+		}
 	}
 }

@@ -49,6 +49,12 @@ func LiveSources(root string) (src Sources, close func(), opened []probes.Status
 	} else {
 		opened = append(opened, probes.StatusOf("rdma netlink", err))
 	}
+	if w, err := rtnl.WatchAddrs(time.Now); err == nil {
+		src.Addrs = w
+		closers = append(closers, func() { w.Close() })
+	} else {
+		opened = append(opened, probes.StatusOf("rtnetlink addresses", err))
+	}
 	src.DCB = dcb.Netlink{}
 	if r, err := kmsg.Open(kmsg.Options{}); err == nil {
 		src.Kmsg = r

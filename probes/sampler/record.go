@@ -30,6 +30,7 @@ const (
 	rawRDMA    = "rdmanl"   // []rdmanl.Exchange
 	rawDCB     = "dcb"      // map[iface]dcb.Raw
 	rawKmsg    = "kmsg"     // kmsg.Batch
+	rawAddrs   = "addrs"    // addrBatch: the address changes announced since the last tick
 	rawNCCL    = "nccl"     // nccl.Batch: the NCCL log lines read
 	rawRAS     = "nccl_ras" // rasAnswer: NCCL RAS's latest answer
 )
@@ -59,7 +60,7 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	// schedule of the sysfs discovery (gidEvery), which a replay starting
 	// here keeps in step with.
 	tick := &bundle.Tick{Time: now, Raw: map[string]json.RawMessage{}, Status: snap.Status,
-		Full: (r.Sampler.ticks-1)%gidEvery == 0}
+		Full: (r.Sampler.ticks-1)%gidEvery == 0 || c.addrs != nil}
 	if r.src.FS != nil {
 		tick.Files = c.files
 		if tick.Files == nil {
@@ -110,6 +111,9 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	}
 	if c.ras != nil && err == nil {
 		err = add(rawRAS, c.ras)
+	}
+	if c.addrs != nil && err == nil {
+		err = add(rawAddrs, c.addrs)
 	}
 	return snap, tick, err
 }
@@ -193,6 +197,18 @@ func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
 			f.Err = errors.New(a.Err) // its status is the recorded one (src.Status)
 		}
 		src.RAS = f
+	}
+	if raw, ok := t.Raw[rawAddrs]; ok {
+		var b addrBatch
+		if err := json.Unmarshal(raw, &b); err != nil {
+			return src, err
+		}
+		f := &rtnl.FakeAddrs{}
+		for _, e := range b.Events {
+			f.Add(e)
+		}
+		f.AddLost(b.Lost)
+		src.Addrs = f
 	}
 	if t.Files != nil && scratch != "" {
 		if _, err := fs.Stat(t.Files, "proc/meminfo"); err == nil {

@@ -5,11 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/netip"
 	"os"
+	"slices"
 	"testing"
+	"testing/fstest"
 	"time"
 
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
+	"github.com/rdmatop/rdmatop/probes/rtnl"
 )
 
 // Recording the fixture pair and replaying the bundle gives the same
@@ -83,4 +88,40 @@ func checkReplay(t *testing.T, buf *bytes.Buffer, live [][]byte) {
 			t.Errorf("tick %d replays differently:\nlive   %.600s\nreplay %.600s", i, live[i], got)
 		}
 	}
+}
+
+// A recording keeps the address changes announced between its ticks: its
+// replay rereads the GID table on the same tick and dates the events
+// alike (the tick is marked full: a replay may start there).
+func TestRecordReplayKeepsAddressChanges(t *testing.T) {
+	fsys := rxeTree(t, "sysfs-final.tar.gz", func(string) bool { return false })
+	addrs := &rtnl.FakeAddrs{}
+	rec := NewRecorder(Sources{FS: fsys, Addrs: addrs, Label: "fixture"}, Options{})
+	var buf bytes.Buffer
+	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1_800_000_000, 0)
+	var live [][]byte
+	for i := range 3 {
+		if i == 2 {
+			fsys["sys/class/infiniband/rxe0/ports/1/gids/1"] = &fstest.MapFile{Data: []byte("0000:0000:0000:0000:0000:ffff:c0a8:4d09\n"), Mode: 0o444}
+			addrs.Add(rtnl.AddrEvent{Time: t0.Add(1500 * time.Millisecond), Index: 7, Netdev: "veth0", Addr: netip.MustParseAddr("192.168.77.9"), Prefix: 24})
+		}
+		snap, tick, err := rec.Sample(context.Background(), t0.Add(time.Duration(i)*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 2 && (!tick.Full || !slices.ContainsFunc(snap.Events, func(e probes.Event) bool { return e.Kind == "gid_changed" })) {
+			t.Fatalf("tick 3: full %v, events %+v; want a full tick with the GID change", tick.Full, snap.Events)
+		}
+		if err := w.WriteTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(snap)
+		live = append(live, b)
+	}
+	w.Close()
+	checkReplay(t, &buf, live)
 }

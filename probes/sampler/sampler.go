@@ -42,8 +42,12 @@ type Sources struct {
 	Kmsg     kmsg.Source    // /dev/kmsg
 	NCCL     nccl.Source    // a job's NCCL log, followed (--nccl-log)
 	RAS      ncclras.Source // NCCL's RAS endpoint (--nccl-ras)
-	Label    string         // "live", "fixture DIR", "bundle FILE"
-	Host     probes.HostInfo
+	// Addrs announces address changes (rtnetlink): a sample after one
+	// reads the GID tables again at once instead of on their schedule,
+	// and the GID events take the time of the change.
+	Addrs rtnl.AddrSource
+	Label string // "live", "fixture DIR", "bundle FILE"
+	Host  probes.HostInfo
 	// Status, when set (a replayed tick), is reported instead of what the
 	// replayed sources say: the recorded host's view of its sources. A
 	// source it says timed out contributes nothing, as on that host.
@@ -137,6 +141,11 @@ func New(src Sources, opt Options) *Sampler {
 // age (see carry), so that a hung source never takes the ports away.
 func (s *Sampler) Sample(ctx context.Context, now time.Time) *probes.Snapshot {
 	var c collected
+	if s.src.Addrs != nil {
+		if evs, lost := s.src.Addrs.Drain(); len(evs) > 0 || lost > 0 {
+			c.addrs = &addrBatch{Events: evs, Lost: lost}
+		}
+	}
 	status := s.runner.Run(ctx, s.tasks(&c, now))
 	status = append(status, c.extraStatus...)
 	for _, o := range s.src.Opened {
@@ -198,6 +207,9 @@ type collected struct {
 	dcb       map[string]dcb.Config
 	dcbRaw    map[string]dcb.Raw
 	kmsgBatch *kmsg.Batch
+	// addrs: the address changes announced since the last sample (nil:
+	// none, or no announcer).
+	addrs     *addrBatch
 	kmsg      []kmsg.Record
 	kmsgLost  uint64
 	ncclBatch *nccl.Batch
