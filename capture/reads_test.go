@@ -239,3 +239,36 @@ func TestReadSkipDoesNotShrinkMTUBelowPayload(t *testing.T) {
 		t.Errorf("READ 2 lost: %d PSNs missing, want 1", f.MissingPSNs)
 	}
 }
+
+// A responder that NAKs a PSN and then acknowledges it before the
+// requester goes back had received it after all: the NAK episode is
+// undone as when it acknowledges again after the resend (s17-50 at the
+// requester: the ACKs overtook each other on a jittery path and the
+// requester went back from a PSN already acknowledged).
+func TestACKBeforeTheResendUndoesItsNAK(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	write := func(psn uint32) { w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpWriteOnly), psn, 0) }
+	ack := func(psn uint32, syndrome uint8) {
+		var d Decoded
+		d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
+		d.RoCE.BTH.Opcode, d.RoCE.BTH.DestQP, d.RoCE.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
+		d.RoCE.Headers |= roce.HasAETH
+		d.RoCE.AETH.Syndrome = syndrome
+		w.pkt++
+		w.ts += 1000
+		w.t.Track(&d, w.ts, w.pkt)
+	}
+	for psn := uint32(100); psn < 110; psn++ {
+		write(psn)
+	}
+	ack(104, 0x60) // NAK: PSN sequence error, 104 expected
+	ack(109, 0x1f) // then every PSN up to 109 acknowledged
+	for psn := uint32(104); psn < 110; psn++ {
+		write(psn) // the requester goes back for the NAK all the same
+	}
+	f := reqFlow(t, w.t)
+	if f.GoBackN != 1 || f.UndoneNAKEpisodes != 1 || f.ResendsAfterACK != 1 {
+		t.Errorf("a resend from a NAKed PSN already acknowledged: %d episodes, %d undone, %d resends after an ACK; want 1 1 1",
+			f.GoBackN, f.UndoneNAKEpisodes, f.ResendsAfterACK)
+	}
+}

@@ -366,6 +366,14 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 			// the requester resent it: the ACK went missing or late
 			// after the capture point.
 			tr.resendsAfterACK++
+			if !timer {
+				// And a NAK asked for it: the responder NAKed the PSN
+				// and then acknowledged it (an ACK is cumulative: it
+				// had received it), so the packet reached it after
+				// all, late - the NAK was reordering's, as when it
+				// acknowledges again after the resend (undoNAKEpisode).
+				tr.undoneNAKEpisodes++
+			}
 		} else if timer || !rs.nakUsed {
 			// A NAK's verdict is read once: going back again on the same
 			// NAK (its timer fired meanwhile) resends what the first
