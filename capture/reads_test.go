@@ -272,3 +272,36 @@ func TestACKBeforeTheResendUndoesItsNAK(t *testing.T) {
 			f.GoBackN, f.UndoneNAKEpisodes, f.ResendsAfterACK)
 	}
 }
+
+// The same NAK, ACK and resend, but the timer had already sent the PSN
+// again before the NAK: that earlier copy may be the one the responder
+// acknowledged (a slow queue holding both; s17-27, a rate limit), so
+// the ACK proves nothing about the original.
+func TestACKBeforeTheResendOfAPSNSentTwiceProvesNothing(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	write := func(psn uint32) { w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpWriteOnly), psn, 0) }
+	ack := func(psn uint32, syndrome uint8) {
+		var d Decoded
+		d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
+		d.RoCE.BTH.Opcode, d.RoCE.BTH.DestQP, d.RoCE.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
+		d.RoCE.Headers |= roce.HasAETH
+		d.RoCE.AETH.Syndrome = syndrome
+		w.pkt++
+		w.ts += 1000
+		w.t.Track(&d, w.ts, w.pkt)
+	}
+	for psn := uint32(100); psn < 110; psn++ {
+		write(psn)
+	}
+	for psn := uint32(100); psn < 110; psn++ {
+		write(psn) // the timer's go-back, no NAK asked for it
+	}
+	ack(104, 0x60)
+	ack(109, 0x1f)
+	for psn := uint32(104); psn < 110; psn++ {
+		write(psn)
+	}
+	if f := reqFlow(t, w.t); f.UndoneNAKEpisodes != 0 {
+		t.Errorf("a PSN resent by the timer, NAKed, acknowledged, resent: %d NAK episodes undone, want 0", f.UndoneNAKEpisodes)
+	}
+}

@@ -346,6 +346,12 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 		})
 	}
 	newEpisode := !rs.inRetrans || (psnDiff(rs.lastRetx, psn) <= 0 && !late)
+	// Sent once before this resend: no earlier resend of it can be on
+	// the way (what an ACK of it proves depends on that).
+	sentOnce := !rs.resent || psnDiff(rs.maxRetx, psn) > 0
+	if !rs.resent || psnDiff(rs.maxRetx, psn) > 0 {
+		rs.maxRetx, rs.resent = psn, true
+	}
 	rs.inRetrans = true
 	if !late || psnDiff(rs.lastRetx, psn) > 0 {
 		rs.lastRetx = psn
@@ -366,19 +372,21 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 			// the requester resent it: the ACK went missing or late
 			// after the capture point.
 			tr.resendsAfterACK++
-			if !timer {
+			if !timer && sentOnce {
 				// And a NAK asked for it: the responder NAKed the PSN
 				// and then acknowledged it (an ACK is cumulative: it
-				// had received it), so the packet reached it after
-				// all, late - the NAK was reordering's, as when it
-				// acknowledges again after the resend (undoNAKEpisode).
+				// had received it). Sent only once until now, the
+				// packet reached it after all, late - the NAK was
+				// reordering's, as when it acknowledges again after the
+				// resend (undoNAKEpisode). With an earlier resend of it
+				// on the way, that copy may be what got there.
 				tr.undoneNAKEpisodes++
 			}
 		} else if timer || !rs.nakUsed {
 			// A NAK's verdict is read once: going back again on the same
 			// NAK (its timer fired meanwhile) resends what the first
 			// resend may already have delivered.
-			rs.episode = openEpisode{open: true, timer: timer, psn: psn, ts: ts}
+			rs.episode = openEpisode{open: true, timer: timer, sentOnce: sentOnce, psn: psn, ts: ts}
 			rs.nakUsed = rs.nakUsed || !timer
 		}
 		t.note(anomaly{kind: anGoBackN, packet: pkt, ts: ts, flow: f.id, psn: psn, a: psnAdd(r.next, -1)})

@@ -235,7 +235,10 @@ func (t *Tracker) ackSequence(f, req *Flow, psn uint32, ts int64) {
 // responder shows it had the PSN it NAKed when the resend came: it
 // acknowledged again a PSN at or after the one the requester went back
 // to, or answered a READ there twice (the original, late, and the
-// resend; a READ the responder never got it answers once). Not for a
+// resend; a READ the responder never got it answers once). Only where
+// that PSN had been sent once before the resend: an earlier resend of
+// it, still on the way, may be the copy that got there (a slow queue
+// holding the timer's go-back and the NAK's). Not for a
 // timer episode: after a lost ACK the requester resends its whole window,
 // and every resend after the first is a duplicate too (see lateAnswer).
 func undoNAKEpisode(req *Flow, psn uint32) {

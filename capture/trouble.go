@@ -63,6 +63,10 @@ type flowTrouble struct {
 type resendState struct {
 	inRetrans bool
 	lastRetx  uint32
+	// maxRetx is the highest PSN resent so far (resent: there is one):
+	// a PSN at or below it may have more than one copy on the way.
+	maxRetx uint32
+	resent  bool
 	// nakPSN, nakTS: the last NAK or RNR NAK to this requester, which
 	// names the PSN it is to go back to: a resend from there is the
 	// NAK's, not the timer's.
