@@ -194,9 +194,6 @@ func (f *Flow) score() uint64 {
 // psn, driven by the timer or by a NAK.
 type openEpisode struct {
 	open, timer bool
-	// sentOnce: the PSN gone back to had not been resent before, so a
-	// copy of it the responder answers twice is the original, late.
-	sentOnce bool
-	psn      uint32
-	ts       int64 // when the resend was captured
+	psn         uint32
+	ts          int64 // when the resend was captured
 }

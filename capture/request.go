@@ -386,7 +386,7 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 			// A NAK's verdict is read once: going back again on the same
 			// NAK (its timer fired meanwhile) resends what the first
 			// resend may already have delivered.
-			rs.episode = openEpisode{open: true, timer: timer, sentOnce: sentOnce, psn: psn, ts: ts}
+			rs.episode = openEpisode{open: true, timer: timer, psn: psn, ts: ts}
 			rs.nakUsed = rs.nakUsed || !timer
 		}
 		t.note(anomaly{kind: anGoBackN, packet: pkt, ts: ts, flow: f.id, psn: psn, a: psnAdd(r.next, -1)})
