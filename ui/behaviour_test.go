@@ -13,6 +13,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 func loaded(t *testing.T, mode monitor.Mode) Model {
@@ -706,5 +707,25 @@ func TestStripNeverStartsWithAnOrphan(t *testing.T) {
 			}
 		}
 		m = press(m, "j")
+	}
+}
+
+// A rule whose condition holds but not yet for as long as it asks (for:
+// 30s) takes the check mark away: the strip names it as holding, with
+// no finding yet. Without one, the check mark stays.
+func TestStripNamesRulesHolding(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode, f.Findings = monitor.ModeLive, nil
+	f.Rules = []rules.RuleState{{Rule: "phy-errors", State: "ok"}, {Rule: "pfc-pause-backpressure", State: "pending"}, {Rule: "gid-moved", State: "cannot_evaluate"}}
+	strip := func(f monitor.Frame) string {
+		return strings.Split(send(sized(New(Options{NoColor: true, Mode: monitor.ModeLive}), 160, 40), FrameMsg{f}).Render(), "\n")[3]
+	}
+	if got := strip(f); !strings.Contains(got, "no active findings yet: pfc-pause-backpressure holding") || strings.Contains(got, "✓") ||
+		!strings.Contains(got, "(1 rules ok, 1 cannot evaluate here)") {
+		t.Errorf("strip with a rule pending: %q", got)
+	}
+	f.Rules[1].State = "ok"
+	if got := strip(f); !strings.HasPrefix(strings.TrimSpace(got), "✓ no active findings (2 rules ok, 1 cannot evaluate here)") {
+		t.Errorf("strip with nothing pending: %q", got)
 	}
 }

@@ -220,6 +220,7 @@ func (m Model) strip() []string {
 	n := m.stripHeight()
 	if len(m.active) == 0 {
 		ok, ce := 0, 0
+		var pending []string
 		if m.frame != nil {
 			for _, r := range m.frame.Rules {
 				switch r.State {
@@ -227,11 +228,19 @@ func (m Model) strip() []string {
 					ok++
 				case "cannot_evaluate":
 					ce++
+				case "pending":
+					pending = append(pending, r.Rule)
 				}
 			}
 		}
-		return []string{m.paint(m.styles.OK, clip("✓ no active findings ("+strconv.Itoa(ok)+" rules ok, "+
-			strconv.Itoa(ce)+" cannot evaluate here)", m.width))}
+		counts := strconv.Itoa(ok) + " rules ok, " + strconv.Itoa(ce) + " cannot evaluate here"
+		if len(pending) > 0 {
+			// A condition that holds but not yet as long as its rule asks
+			// (for: 30s): no check mark while it may be about to fire.
+			return []string{m.paint(m.styles.Info, clip("… no active findings yet: "+strings.Join(pending, ", ")+
+				" holding, not yet for as long as it must ("+counts+")", m.width))}
+		}
+		return []string{m.paint(m.styles.OK, clip("✓ no active findings ("+counts+")", m.width))}
 	}
 	rows := m.stripRows(n)
 	out := make([]string, 0, n)
