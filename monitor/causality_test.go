@@ -128,3 +128,44 @@ func sameObjects(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// The same over every plain capture of testdata (public captures, the
+// Soft-RoCE captures, both points of every wire-truth run): a capture's
+// explanations are flow and port findings of the wire alone.
+func TestExplanationsHoldUpInEveryCapture(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays every capture of testdata")
+	}
+	var paths []string
+	for _, glob := range []string{"../testdata/pcaps/*.pcap", "../testdata/pcaps/*.pcapng", "../testdata/rxe/pcap/*.pcap",
+		"../testdata/wiretruth/*/*.pcap.gz"} {
+		m, err := filepath.Glob(glob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, m...)
+	}
+	files, explained := 0, 0
+	for _, p := range paths {
+		tape, err := OpenCapture(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		r, err := New(Config{Tape: tape, Source: p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := range r.Frames(context.Background()) {
+			if err != nil {
+				t.Fatalf("%s: %v", p, err)
+			}
+		}
+		res := r.Result()
+		explained += checkExplanations(t, filepath.Base(filepath.Dir(p))+"/"+filepath.Base(p), res.Findings, r.tickLen(), firstTS(res.Wire))
+		files++
+	}
+	if files < 100 || explained < 50 {
+		t.Errorf("%d captures, %d explanations: the test checks little", files, explained)
+	}
+	t.Logf("%d captures, %d explanations, each with its cause no later and an object in common", files, explained)
+}
