@@ -46,6 +46,11 @@ func (w *readWire) send(src, dst [16]byte, qp uint32, op roce.Opcode, psn uint32
 	w.t.Track(&d, w.ts, w.pkt)
 }
 
+// write sends a WRITE ONLY request of A's flow.
+func (w *readWire) write(psn uint32) {
+	w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpWriteOnly), psn, 0)
+}
+
 func (w *readWire) read(psn, n uint32) {
 	w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpReadRequest), psn, n*1024)
 }
@@ -247,24 +252,13 @@ func TestReadSkipDoesNotShrinkMTUBelowPayload(t *testing.T) {
 // requester went back from a PSN already acknowledged).
 func TestACKBeforeTheResendUndoesItsNAK(t *testing.T) {
 	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
-	write := func(psn uint32) { w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpWriteOnly), psn, 0) }
-	ack := func(psn uint32, syndrome uint8) {
-		var d Decoded
-		d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
-		d.RoCE.BTH.Opcode, d.RoCE.BTH.DestQP, d.RoCE.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
-		d.RoCE.Headers |= roce.HasAETH
-		d.RoCE.AETH.Syndrome = syndrome
-		w.pkt++
-		w.ts += 1000
-		w.t.Track(&d, w.ts, w.pkt)
-	}
 	for psn := uint32(100); psn < 110; psn++ {
-		write(psn)
+		w.write(psn)
 	}
-	ack(104, 0x60) // NAK: PSN sequence error, 104 expected
-	ack(109, 0x1f) // then every PSN up to 109 acknowledged
+	w.nak(104) // NAK: PSN sequence error, 104 expected
+	w.ack(109) // then every PSN up to 109 acknowledged
 	for psn := uint32(104); psn < 110; psn++ {
-		write(psn) // the requester goes back for the NAK all the same
+		w.write(psn) // the requester goes back for the NAK all the same
 	}
 	f := reqFlow(t, w.t)
 	if f.GoBackN != 1 || f.UndoneNAKEpisodes != 1 || f.ResendsAfterACK != 1 {
@@ -279,27 +273,16 @@ func TestACKBeforeTheResendUndoesItsNAK(t *testing.T) {
 // the ACK proves nothing about the original.
 func TestACKBeforeTheResendOfAPSNSentTwiceProvesNothing(t *testing.T) {
 	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
-	write := func(psn uint32) { w.send(wireA, wireB, 0x12, roce.Opcode(roce.OpWriteOnly), psn, 0) }
-	ack := func(psn uint32, syndrome uint8) {
-		var d Decoded
-		d.Src, d.Dst, d.IPv4, d.Encap, d.WireLen = wireB, wireA, true, EncapRoCEv2, 60
-		d.RoCE.BTH.Opcode, d.RoCE.BTH.DestQP, d.RoCE.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
-		d.RoCE.Headers |= roce.HasAETH
-		d.RoCE.AETH.Syndrome = syndrome
-		w.pkt++
-		w.ts += 1000
-		w.t.Track(&d, w.ts, w.pkt)
+	for psn := uint32(100); psn < 110; psn++ {
+		w.write(psn)
 	}
 	for psn := uint32(100); psn < 110; psn++ {
-		write(psn)
+		w.write(psn) // the timer's go-back, no NAK asked for it
 	}
-	for psn := uint32(100); psn < 110; psn++ {
-		write(psn) // the timer's go-back, no NAK asked for it
-	}
-	ack(104, 0x60)
-	ack(109, 0x1f)
+	w.nak(104)
+	w.ack(109)
 	for psn := uint32(104); psn < 110; psn++ {
-		write(psn)
+		w.write(psn)
 	}
 	if f := reqFlow(t, w.t); f.UndoneNAKEpisodes != 0 {
 		t.Errorf("a PSN resent by the timer, NAKed, acknowledged, resent: %d NAK episodes undone, want 0", f.UndoneNAKEpisodes)

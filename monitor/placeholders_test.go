@@ -2,9 +2,10 @@ package monitor
 
 import (
 	"net/netip"
-	"regexp"
 	"slices"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/internal/placeholdertest"
 )
 
 // In every recording of testdata, a command keeps a placeholder only when
@@ -14,27 +15,15 @@ import (
 // traffic has exactly one address that is not that port's (its GID
 // table), PRIO where the finding names its priority.
 func TestNoPlaceholderWhereTheRecordingKnows(t *testing.T) {
-	ph := regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PEER_IP|PEER|PRIO)\b|/N\b`)
 	checked := 0
 	for _, rp := range everyRecording(t) {
 		dev, netdev, peer := knownPlace(rp)
+		place := placeholdertest.Place{Device: dev, Netdev: netdev, Peer: peer}
 		for _, f := range rp.res.Findings {
-			own := f.Objects["device"]
 			for _, line := range append(append([]string{}, f.Confirm...), f.Fix...) {
-				for _, m := range ph.FindAllString(line, -1) {
+				for _, m := range placeholdertest.Pattern.FindAllString(line, -1) {
 					checked++
-					var known bool
-					switch m {
-					case "DEV", "/N":
-						known = own != "" && f.Objects["port"] != "" || own == "" && dev != ""
-					case "IFACE", "NETDEV":
-						known = f.Objects["netdev"] != "" || (own == "" || own == dev) && netdev != ""
-					case "PEER_IP", "PEER":
-						known = f.Objects["dst"] != "" || peer != "" && (own == "" || own == dev)
-					case "PRIO":
-						known = f.Objects["priority"] != ""
-					}
-					if known {
+					if placeholdertest.Known(m, f.Objects, place) {
 						t.Errorf("%s: %s %v keeps %s where the recording knows it: %s", rp.name, f.Rule, f.Objects, m, line)
 					}
 				}

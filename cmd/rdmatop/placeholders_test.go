@@ -3,14 +3,11 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-)
 
-// placeholder is a word a command keeps where rdmatop did not know the
-// value: the RDMA device, its port, the netdev, the peer, the priority.
-var placeholder = regexp.MustCompile(`\b(DEV|IFACE|NETDEV|PEER_IP|PEER|PRIO)\b|/N\b`)
+	"github.com/rdmatop/rdmatop/internal/placeholdertest"
+)
 
 // checkDoc is the part of `check --json` a placeholder is held against.
 type checkDoc struct {
@@ -84,23 +81,12 @@ func TestNoPlaceholderWhereTheInputKnows(t *testing.T) {
 			withFindings++
 		}
 		dev, netdev := doc.onlyPort()
+		place := placeholdertest.Place{Device: dev, Netdev: netdev}
 		for _, f := range doc.Findings {
-			own := f.Objects["device"]
 			for _, line := range append(append([]string{}, f.Confirm...), f.Fix...) {
-				for _, m := range placeholder.FindAllString(line, -1) {
+				for _, m := range placeholdertest.Pattern.FindAllString(line, -1) {
 					checked++
-					var known bool
-					switch m {
-					case "DEV", "/N":
-						known = own != "" && f.Objects["port"] != "" || own == "" && dev != ""
-					case "IFACE", "NETDEV":
-						known = f.Objects["netdev"] != "" || (own == "" || own == dev) && netdev != ""
-					case "PEER_IP", "PEER":
-						known = f.Objects["dst"] != ""
-					case "PRIO":
-						known = f.Objects["priority"] != ""
-					}
-					if known {
+					if placeholdertest.Known(m, f.Objects, place) {
 						t.Errorf("%s: %s %v keeps %s where the input knows it: %s", filepath.Base(in), f.Rule, f.Objects, m, line)
 					}
 				}
