@@ -12,4 +12,9 @@
 //
 // RoCE traffic bypasses the netdev: these counters see the Ethernet
 // traffic of the host stack only.
+//
+// WatchAddrs follows the kernel's announcements of address changes
+// (RTM_NEWADDR, RTM_DELADDR, decoded by the pure DecodeAddr): RoCE GIDs
+// are the netdevs' addresses, so a change is when a GID table changes.
+// The sampler drains it at each sample (AddrSource).
 package rtnl
