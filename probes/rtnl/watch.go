@@ -1,9 +1,6 @@
 package rtnl
 
-import (
-	"sync"
-	"time"
-)
+import "sync"
 
 // maxPendingAddrs bounds the announcements kept between two drains: a
 // host renumbering every address at once has a few hundred; beyond the
@@ -66,6 +63,3 @@ func (f *FakeAddrs) AddLost(n int) {
 }
 
 var _ AddrSource = (*FakeAddrs)(nil)
-
-// clock is the watcher's time source (time.Now unless a test gives one).
-type clock func() time.Time

@@ -21,21 +21,18 @@ import (
 type AddrWatch struct {
 	pending
 	f    *os.File
-	now  clock
+	now  func() time.Time
 	done chan struct{}
 }
 
 var _ AddrSource = (*AddrWatch)(nil)
 
 // WatchAddrs starts following address changes in the calling thread's
-// network namespace; now stamps each (time.Now when nil).
+// network namespace; now, the caller's clock, stamps each.
 func WatchAddrs(now func() time.Time) (*AddrWatch, error) {
 	fd, err := nlsock.Socket(unix.NETLINK_ROUTE, 1<<(rtnlGroupIPv4Ifa-1)|1<<(rtnlGroupIPv6Ifa-1))
 	if err != nil {
 		return nil, fmt.Errorf("rtnetlink address monitor: %w", err)
-	}
-	if now == nil {
-		now = time.Now
 	}
 	w := &AddrWatch{f: os.NewFile(uintptr(fd), "rtnetlink-addr-monitor"), now: now, done: make(chan struct{})}
 	go w.run()

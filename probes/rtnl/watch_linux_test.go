@@ -18,7 +18,7 @@ func watchIn(t *testing.T, ns *netnstest.NS) *AddrWatch {
 	var w *AddrWatch
 	ns.Do(t, func() error {
 		var err error
-		w, err = WatchAddrs(nil)
+		w, err = WatchAddrs(time.Now)
 		return err
 	})
 	t.Cleanup(func() { w.Close() })
