@@ -237,8 +237,11 @@ func (m Model) strip() []string {
 		if len(pending) > 0 {
 			// A condition that holds but not yet as long as its rule asks
 			// (for: 30s): no check mark while it may be about to fire.
-			return []string{m.paint(m.styles.Info, clip("… no active findings yet: "+strings.Join(pending, ", ")+
-				" holding, not yet for as long as it must ("+counts+")", m.width))}
+			asks := " holding, not yet for as long as the rule asks ("
+			if len(pending) > 1 {
+				asks = " holding, not yet for as long as their rules ask ("
+			}
+			return []string{m.paint(m.styles.Info, clip("… no active findings yet: "+strings.Join(pending, ", ")+asks+counts+")", m.width))}
 		}
 		return []string{m.paint(m.styles.OK, clip("✓ no active findings ("+counts+")", m.width))}
 	}
