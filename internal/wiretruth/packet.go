@@ -21,6 +21,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"path/filepath"
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
@@ -260,4 +261,21 @@ func icrcOK(ip, udp []byte) bool {
 		return roce.ICRCv4(ip, udp[:8], ib) == want
 	}
 	return roce.ICRCv6(ip, udp[:8], ib) == want
+}
+
+// FullCapture names the full capture of one point of a run: point.pcap as
+// tcpdump wrote it, or point.pcap.full.gz where an archived run keeps it
+// compressed to save disk. Both readers (ReadPcap here, capture.OpenFile in
+// rdmatop) inflate gzip themselves.
+func FullCapture(dir, point string) string {
+	plain := filepath.Join(dir, point+".pcap")
+	if packed := plain + ".full.gz"; !fileExists(plain) && fileExists(packed) {
+		return packed
+	}
+	return plain
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

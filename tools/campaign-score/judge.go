@@ -77,9 +77,9 @@ func judgeRun(dir, bin, which string) (runResult, error) {
 	res.mtu = mtuOf(filepath.Join(dir, "meta.txt"))
 	res.exits, res.qdiscs = readMeta(filepath.Join(dir, "meta.txt"))
 	for _, c := range t.Captures {
-		file := filepath.Join(dir, c.Name+".pcap")
+		file := wiretruth.FullCapture(dir, c.Name)
 		if which == "cut" {
-			file += ".gz"
+			file = filepath.Join(dir, c.Name+".pcap.gz")
 		}
 		p := pointResult{point: c.Name}
 		p.did, p.why = wiretruth.NetworkDid(&t.Truth, c.Name)

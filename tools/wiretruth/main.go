@@ -49,7 +49,7 @@ func run(dir, out string) error {
 	var caps [2][]wiretruth.Packet
 	for i, s := range sides {
 		var err error
-		if caps[i], err = wiretruth.ReadPcap(filepath.Join(dir, s+".pcap")); err != nil {
+		if caps[i], err = wiretruth.ReadPcap(wiretruth.FullCapture(dir, s)); err != nil {
 			return err
 		}
 	}
@@ -69,7 +69,7 @@ func run(dir, out string) error {
 		return err
 	}
 	for _, s := range sides {
-		if err := cut(filepath.Join(dir, s+".pcap"), filepath.Join(out, s+".pcap.gz")); err != nil {
+		if err := cut(wiretruth.FullCapture(dir, s), filepath.Join(out, s+".pcap.gz")); err != nil {
 			return err
 		}
 	}
