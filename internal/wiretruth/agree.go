@@ -13,13 +13,21 @@ type Counts struct {
 type CountCheck struct {
 	Name                 string
 	Got, Want, Tolerance uint64
+	// Below and Above widen the agreement to what the point cannot tell
+	// apart (Observed.Unclear): Got may lie anywhere in
+	// [Want-Below, Want+Above], each end widened by Tolerance.
+	Below, Above uint64
 	// Flow names the flow observed and the point's side of the path:
 	// "requests QP 0x00005d, downstream".
 	Flow string
 }
 
-// Agrees: the disagreement is within the tolerance.
-func (c CountCheck) Agrees() bool { return max(c.Got, c.Want)-min(c.Got, c.Want) <= c.Tolerance }
+// Agrees: the count lies within the range the point could see, widened
+// by the tolerance.
+func (c CountCheck) Agrees() bool {
+	lo := c.Want - min(c.Want, c.Below+c.Tolerance)
+	return c.Got >= lo && c.Got <= c.Want+c.Above+c.Tolerance
+}
 
 // Compare holds an analyser's counts for flow f seen at point against
 // the truth, each with its tolerance (argued beside each); episodes are
@@ -29,12 +37,18 @@ func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
 	out := []CountCheck{
 		// What a capture point can see of loss and duplication is defined
 		// exactly (Observed): no tolerance.
-		{Name: "missing", Got: got.Missing, Want: seen.Missing},
+		// Without IPv4 IDs a point cannot tell which of the unclear
+		// packets were lost: it may count any of the lost ones as late,
+		// any of the late ones as lost.
+		{Name: "missing", Got: got.Missing, Want: seen.Missing, Below: seen.UnclearLost, Above: seen.Unclear - seen.UnclearLost},
 		{Name: "duplicates", Got: got.Duplicates, Want: seen.Duplicates},
 		// A packet corrupted on the way may have its IPv4 ID bits flipped
 		// and so look sent earlier or later than it was: one per
 		// corrupted packet.
-		{Name: "out_of_order", Got: got.OutOfOrder, Want: seen.OutOfOrder, Tolerance: f.Corrupted},
+		// A point that works out that an unclear packet came late (the
+		// NAK's resend of it came after it, capture/holes.go) counts it
+		// out of order: the late ones may be.
+		{Name: "out_of_order", Got: got.OutOfOrder, Want: seen.OutOfOrder, Tolerance: f.Corrupted, Above: seen.Unclear - seen.UnclearLost},
 		// Resends: a resend and a late original of the same PSN can pass
 		// each other on a reordering path, and which of the two comes
 		// first decides which one the observer takes for the resend; each
@@ -42,7 +56,9 @@ func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
 		// (reordered resends), and a READ response that the responder
 		// sends again for a re-issued READ adds the same ambiguity; 1 % of
 		// the resends, at least 2.
-		{Name: "resent", Got: got.Resent, Want: seen.Resent, Tolerance: max(2, seen.Resent/100)},
+		// Each unclear packet shifts the count by one either way: a late
+		// original taken for a resend, or a resend for the original.
+		{Name: "resent", Got: got.Resent, Want: seen.Resent, Tolerance: max(2, seen.Resent/100), Below: seen.Unclear, Above: seen.Unclear},
 	}
 	// Go-back-N episodes are whole only at the sender's side: downstream a
 	// lost resend can hide where the sender went back. A READ re-issued

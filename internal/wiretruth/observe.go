@@ -158,9 +158,20 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	for r := len(byRank) - 1; r >= 0; r-- {
 		c := byRank[r]
 		fs := seenAt(c.key)
-		if c.firstLost && suffixMin < fs && r > startRank {
+		skipped := suffixMin < fs && r > startRank
+		if c.firstLost && skipped {
 			o.Missing++
 			event(c.pos, "hole", 0, 0)
+		}
+		// Without IDs the first copy here of a packet sent more than once
+		// is, to this point, the late original or the resend of a lost
+		// one, alike to the bit: which it was is the two captures' to
+		// know, not this one's.
+		if noIDs && skipped && sends[c.key] > 1 {
+			o.Unclear++
+			if c.firstLost {
+				o.UnclearLost++
+			}
 		}
 		suffixMin = min(suffixMin, fs)
 	}

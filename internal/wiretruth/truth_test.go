@@ -490,3 +490,43 @@ func TestOutOfOrderWithoutIDsIsThePSNOrder(t *testing.T) {
 		t.Errorf("the network reordered %d; want 2 (PSN 1 and the resend of 3)", fl.Reordered)
 	}
 }
+
+// Without IPv4 IDs a late original and the resend of a lost one are the
+// same bytes: the point may count either as a hole, and Compare allows it
+// exactly that much.
+func TestUnclearWithoutIDs(t *testing.T) {
+	w := &wire{t: t}
+	var f [6][]byte
+	for psn := range uint32(6) {
+		f[psn] = frame(1, 2, 0, 0x0a, 7, psn, byte(psn))
+	}
+	up := func(b []byte, ts int64) { w.up = append(w.up, w.pkt(b, ts)) }
+	down := func(b []byte, ts int64) { w.dn = append(w.dn, w.pkt(b, ts)) }
+	for psn := range 6 {
+		up(f[psn], int64(psn+1)*1000)
+	}
+	up(f[1], 20_000) // resends of 1 and 4
+	up(f[4], 21_000)
+	down(f[0], 11_000)
+	down(f[2], 13_000)
+	down(f[3], 14_000)
+	down(f[1], 15_000) // the original, late
+	down(f[5], 16_000) // (PSN 4's first sending lost)
+	down(f[1], 30_000) // the resend of 1
+	down(f[4], 31_000) // the resend of 4
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := tr.Flows[0]
+	s := fl.Seen["b"]
+	if s.Missing != 1 || s.Unclear != 2 || s.UnclearLost != 1 {
+		t.Fatalf("downstream: missing %d, unclear %d (lost %d); want 1 (PSN 4), 2 (PSNs 1 and 4), 1", s.Missing, s.Unclear, s.UnclearLost)
+	}
+	missing := func(got uint64) CountCheck { return fl.Compare("b", Counts{Missing: got})[0] }
+	for got, want := range map[uint64]bool{0: true, 1: true, 2: true, 3: false} {
+		if c := missing(got); c.Agrees() != want {
+			t.Errorf("missing %d: agrees %v, want %v (%+v)", got, c.Agrees(), want, c)
+		}
+	}
+}

@@ -107,6 +107,14 @@ type Observed struct {
 	OutOfOrder uint64 `json:"out_of_order"`
 	// Resent: resends by the sender that reach this point.
 	Resent uint64 `json:"resent"`
+	// Unclear: without IPv4 IDs (IPv6, or a sender sending ID 0), packets
+	// sent more than once whose first copy here came after a packet first
+	// sent after them. The original arriving late and the resend of a lost
+	// original are the same bytes, so this point cannot tell a hole from
+	// reordering for them; UnclearLost of them were in fact lost (and are
+	// in Missing), the rest came late.
+	Unclear     uint64 `json:"unclear,omitempty"`
+	UnclearLost uint64 `json:"unclear_lost,omitempty"`
 }
 
 // Event is one packet the network did not simply deliver.

@@ -79,6 +79,9 @@ func run(dir, bin, which, title string, misses bool) error {
 	if err != nil {
 		return err
 	}
+	if len(runDirs) == 0 {
+		return fmt.Errorf("%s: no run directory with a meta.txt and a truth (symbolic links are not followed)", dir)
+	}
 	slices.Sort(runDirs)
 	var results []runResult
 	for _, rd := range runDirs {

@@ -247,7 +247,7 @@ func countTable(w io.Writer, runs []runResult) {
 				if c.Agrees() {
 					t.right++
 				} else {
-					bad = append(bad, fmt.Sprintf("%s at %s: %s %d, truth %d (tolerance %d; %s)", r.name, p.point, c.Name, c.Got, c.Want, c.Tolerance, c.Flow))
+					bad = append(bad, fmt.Sprintf("%s at %s: %s %d, truth %d%s (tolerance %d; %s)", r.name, p.point, c.Name, c.Got, c.Want, unclear(c), c.Tolerance, c.Flow))
 				}
 			}
 		}
@@ -351,3 +351,11 @@ func everyCapture(w io.Writer, runs []runResult, missesOnly bool) {
 
 // esc keeps a cell's text out of the table's syntax.
 func esc(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
+
+// unclear names the range a point without IPv4 IDs could not narrow.
+func unclear(c wiretruth.CountCheck) string {
+	if c.Below == 0 && c.Above == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (-%d/+%d unclear without IPv4 IDs)", c.Below, c.Above)
+}
