@@ -1236,3 +1236,34 @@ func TestGapsWithoutIDsOnAReorderingPath(t *testing.T) {
 		}
 	}
 }
+
+// Without IPv4 IDs a "copy" is the same request again within 50 µs, which
+// a late original and its own resend also give now and then in a resend
+// storm on a reordering path (lab: 2 in 134,540 resends, s7-50). Copies
+// count then only at one per thousand resends or more; with IDs, or
+// without resends, two copies are the path's.
+func TestCopiesWithoutIDsAmongResends(t *testing.T) {
+	p := wirePack(t)
+	no, yes := false, true
+	for _, c := range []struct {
+		name        string
+		ids         *bool
+		dups, resnt uint64
+		want        bool
+	}{
+		{"no IDs, 2 copies among 134,540 resends", &no, 2, 134540, false},
+		{"no IDs, 141 copies among 307,194 resends", &no, 141, 307194, false},
+		{"no IDs, 244 copies among 9,104 resends", &no, 244, 9104, true},
+		{"no IDs, 2 copies, no resends", &no, 2, 0, true},
+		{"IDs, 2 copies among 134,540 resends", &yes, 2, 134540, true},
+	} {
+		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: "fd77::1", Dst: "fd77::2", DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 140000, Requests: 140000, Duplicates: c.dups, RetransmittedPackets: c.resnt, IPIDs: c.ids}
+		ack := capture.FlowSummary{ID: 2, PeerID: 1, Src: "fd77::2", Dst: "fd77::1", DestQP: 0x37, Encap: "rocev2", Transport: "RC",
+			Packets: 4000, Responses: 4000, ACKs: 4000}
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, ack}}})
+		if got := len(wFired(res.Findings)["packet-duplication"]) > 0; got != c.want {
+			t.Errorf("%s: packet-duplication fired %v, want %v (%v)", c.name, got, c.want, wFired(res.Findings))
+		}
+	}
+}
