@@ -171,3 +171,39 @@ func TestCorruptPSNAheadOpensNoGap(t *testing.T) {
 			f.PSNGaps, f.MissingPSNs, f.ICRCErrors)
 	}
 }
+
+// Without IPv4 IDs, a queue that holds packets back longer than the
+// sender's turnaround: 11-13 are overtaken by 14 and 15, the responder
+// NAKs 11, the originals come, and a round trip through the queue later
+// (far past noIDLateWindow) the NAK's go-back pass repeats 11-15. The
+// fills were followed by no repeat of 14 or 15 before 11 came again, so
+// no pass brought them: nothing was lost (lab seed 17, s17-24: a 45 Mbit
+// rate limit on IPv6, 259 PSNs called missing that the two captures saw
+// held back). When the pass that filled them repeats 14 and 15 at once,
+// they were lost, whatever comes after.
+func TestNoIDHeldBackPastTheWindow(t *testing.T) {
+	send := roce.Opcode(roce.OpSendOnly)
+	for _, c := range []struct {
+		name    string
+		arrive  [][]uint32 // runs, 100 ms apart, after 10, 14, 15 and the NAK
+		missing uint64
+	}{
+		{"held back, then the NAK's pass", [][]uint32{{11, 12, 13}, {11, 12, 13, 14, 15}}, 0},
+		{"lost: the NAK's pass, then a timer's", [][]uint32{{11, 12, 13, 14, 15}, {11, 12, 13, 14, 15}}, 3},
+	} {
+		w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+		for _, psn := range []uint32{10, 14, 15} {
+			w.send(wireA, wireB, 0x12, send, psn, 0)
+		}
+		w.nak(11)
+		for _, run := range c.arrive {
+			w.ts += 100_000_000
+			for _, psn := range run {
+				w.send(wireA, wireB, 0x12, send, psn, 0)
+			}
+		}
+		if f := reqFlow(t, w.t); f.MissingPSNs != c.missing {
+			t.Errorf("%s: %d PSNs missing, want %d (out of order %d, resent %d)", c.name, f.MissingPSNs, c.missing, f.OutOfOrder, f.RetransmittedPackets)
+		}
+	}
+}

@@ -42,8 +42,14 @@ type refill struct {
 	ok     bool
 	ts     int64 // when the hole opened
 	gap    uint32
-	// filled: when a fill without IDs came (noID); 0 for one judged by ID.
+	// filled: when a fill without IDs came, for noIDLateWindow; 0 for one
+	// judged by ID, or by the go-back pass alone (noIDPass).
 	filled int64
+	// noIDPass: a fill without IDs after a NAK, to be judged by what came
+	// between it and the PSN's next copy (see holeSet.repeats); repeats is
+	// the stream's count of them when it was filled.
+	noIDPass bool
+	repeats  uint32
 }
 
 // noIDLateWindow: without IPv4 IDs, a second copy of a PSN that a fill
@@ -68,6 +74,11 @@ type holeSet struct {
 	refills [maxRefills]refill
 	ri      int
 	live    int // refills still ok: none, and a PSN seen before costs no scan
+	// repeats counts copies of PSNs the stream had received before any
+	// hole of theirs (plain repeats): a go-back-N pass resends from where
+	// it went back through the highest PSN sent, so one that filled a
+	// hole repeats the PSNs after the hole next (see lateOriginal).
+	repeats uint32
 }
 
 func (s *holeSet) list() []hole {
@@ -182,18 +193,46 @@ func (s *holeSet) pending(now, window int64, noIDs bool, gaps, missing uint64) (
 }
 
 func (s *holeSet) noteRefill(psn uint32, h *hole, filled int64) {
+	s.note(refill{psn: psn, openID: h.openID, ok: true, ts: h.ts, gap: h.gap, filled: filled})
+}
+
+// noteNoIDFill notes a fill without IDs of a hole NAKed since it opened:
+// the NAK's resend, or the original held back. window: the fill came
+// right after a single NAK of its PSN, and noIDLateWindow judges it too.
+func (s *holeSet) noteNoIDFill(psn uint32, h *hole, ts int64, window bool) {
+	r := refill{psn: psn, ok: true, ts: h.ts, gap: h.gap, noIDPass: true, repeats: s.repeats}
+	if window {
+		r.filled = ts
+	}
+	s.note(r)
+}
+
+func (s *holeSet) note(r refill) {
 	if !s.refills[s.ri].ok {
 		s.live++
 	}
-	s.refills[s.ri] = refill{psn: psn, openID: h.openID, ok: true, ts: h.ts, gap: h.gap, filled: filled}
+	s.refills[s.ri] = r
 	s.ri = (s.ri + 1) % maxRefills
+}
+
+// repeated counts a plain repeat (see holeSet.repeats).
+func (s *holeSet) repeated() {
+	if s != nil {
+		s.repeats++
+	}
 }
 
 // lateOriginal reports whether a packet with psn and IPv4 ID id is the
 // original of a PSN whose resend filled its hole: sent before the packet
 // that skipped it, within the ID horizon; or, without IDs, a second copy
-// within noIDLateWindow of a fill after a single NAK. It forgets the
-// refill, so the original counts once.
+// of a PSN filled after a NAK, within noIDLateWindow of a fill after a
+// single NAK, or with no plain repeat between the fill and it. A go-back
+// pass that brought the fill would have gone on past the hole, repeating
+// the PSNs the stream received after it, before any later pass could
+// bring the PSN again; a fill followed by no such repeat was no pass but
+// the original, held back, and this copy is the NAK's resend. (Only a
+// pass whose every packet after the hole was lost again looks the same.)
+// It forgets the refill, so the original counts once.
 func (s *holeSet) lateOriginal(psn uint32, id uint16, ts int64) (gap uint32, ok bool) {
 	if s == nil || s.live == 0 {
 		return 0, false
@@ -204,7 +243,8 @@ func (s *holeSet) lateOriginal(psn uint32, id uint16, ts int64) (gap uint32, ok 
 			continue
 		}
 		byID := id != 0 && r.openID != 0 && ts-r.ts <= idHorizon && idBefore(id, r.openID)
-		noID := id == 0 && r.filled != 0 && ts-r.filled >= 0 && ts-r.filled <= noIDLateWindow
+		noID := id == 0 && (r.filled != 0 && ts-r.filled >= 0 && ts-r.filled <= noIDLateWindow ||
+			r.noIDPass && r.repeats == s.repeats)
 		if byID || noID {
 			r.ok = false
 			s.live--

@@ -210,8 +210,8 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts 
 		switch {
 		case byID:
 			r.holes.noteRefill(psn, &h, 0)
-		case ipID == 0 && onceNAKed(f, psn):
-			r.holes.noteRefill(psn, &h, ts) // the resend, or its original just before it
+		case ipID == 0 && (h.nak || onceNAKed(f, psn)):
+			r.holes.noteNoIDFill(psn, &h, ts, onceNAKed(f, psn)) // the resend, or its original held back
 		}
 		t.retransmit(f, psn, late, ts, pkt)
 		return
@@ -244,6 +244,7 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts 
 		t.note(anomaly{kind: anReorder, packet: pkt, ts: ts, flow: f.id, psn: psn})
 		return
 	}
+	r.holes.repeated()
 	// If the packet before was taken for reordering by its timing, it was
 	// in fact the start of this go-back-N.
 	if tr := f.trouble; tr != nil && tr.resend.undo.active && psnDiff(tr.resend.undo.psn, psn) > 0 {
