@@ -64,43 +64,24 @@ type psnHigh struct {
 // being taken for a new packet's.
 const idHorizon = int64(100e6)
 
-// copyBefore notes an upstream packet and reports whether the same
-// packet was seen before: a copy made before the upstream capture. With
-// an IPv4 identification, the same ID says so (a sender builds a resend
-// afresh, with a new ID). Without one (IPv6, ID 0) a copy and a resend
-// are the same bytes, and what tells them apart is why a requester sends
-// a request again (IBTA 9.7.5): a NAK or RNR NAK reaching it, or its ACK
-// timer. A request seen again sooner than noIDCopyWindow after itself
-// with no NAK of any kind reaching the sender (naksIn) in between was
-// sent once and copied. Other packets without IDs are left alone: a
-// responder answers a READ asked again, which the capture does not tie
-// to the packets it repeats.
-func (fa *flowAcc) copyBefore(p *Packet, naksIn []int64) bool {
+// copyBefore notes an upstream IPv4 packet's identification and reports
+// whether the same packet, ID and all, was seen before: a copy made before
+// the upstream capture (a sender builds a resend afresh, with a new ID).
+// With IPv6 or ID 0 a copy and a resend look alike: not counted.
+func (fa *flowAcc) copyBefore(p *Packet) bool {
+	if p.IPID == 0 {
+		return false
+	}
 	if fa.keys == nil {
 		fa.keys = map[uint64]int64{}
 	}
-	ts, ok := fa.keys[p.Key]
-	copied := false
-	switch {
-	case !ok:
-	case p.IPID != 0:
-		copied = p.TS-ts <= idHorizon
-	case isRequest(p.Opcode):
-		copied = p.TS-ts < noIDCopyWindow && arrivedBy(naksIn, p.TS) == arrivedBy(naksIn, ts)
-	}
-	if copied {
+	if ts, ok := fa.keys[p.Key]; ok && p.TS-ts <= idHorizon {
 		fa.ft.DuplicatedBefore++
 		return true
 	}
 	fa.keys[p.Key] = p.TS
 	return false
 }
-
-// noIDCopyWindow bounds how soon a requester can send a request again on
-// its ACK timer: 4.096 us x 2^timeout, 8.4 ms for timeout 11, below what
-// any fabric sets (perftest and rdma_cm default to 14, 67 ms; the same
-// bound as capture's noIDLateWindow).
-const noIDCopyWindow = int64(8e6)
 
 // firstSent notes the first sending of a packet of a tracked PSN stream
 // (content not seen before) and counts it reordered before the upstream
@@ -170,11 +151,6 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			}
 		}
 	}
-	var naksIn []int64 // every NAK and RNR NAK reaching the sender, in order
-	for _, at := range naks {
-		naksIn = append(naksIn, at...)
-	}
-	slices.Sort(naksIn)
 	nakBefore := func(k nakKey, ts int64) bool {
 		for _, n := range naks[k] {
 			if n <= ts && ts-n <= nakWindow {
@@ -209,7 +185,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		} else if p.HasAETH && p.AETH>>5 == 1 {
 			fa.ft.RNRNAKs++
 		}
-		copyBefore := fa.copyBefore(p, naksIn)
+		copyBefore := fa.copyBefore(p)
 		fa.kinds[kindOf(p.Opcode)] = true
 		rank, again := firstRank[p.Content]
 		if !again {
