@@ -11,12 +11,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/rdmatop/rdmatop/internal/netnstest"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"github.com/rdmatop/rdmatop/probes"
 )
 
@@ -229,6 +229,13 @@ func TestKernelVeth(t *testing.T) {
 	// and by B as "no handler".
 	const n, size = 250, 300
 	ns.Sender(t, "vethA").Send(t, n, size)
+	// vethB counts them on its NAPI poll, which may run after Send
+	// returns on a busy machine: wait for it, with a deadline.
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if l, err := k.Link("vethB"); err != nil || l.Stats.RxPackets-b0.Stats.RxPackets >= n {
+			break
+		}
+	}
 	a1 := checkAgainstHost(t, ns, k, "vethA")
 	b1 := checkAgainstHost(t, ns, k, "vethB")
 	grew := func(what string, before, after, want uint64) {
