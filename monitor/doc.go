@@ -13,9 +13,11 @@
 // Live, samples never overlap and ticks keep time like time.Ticker: a
 // sample slower than the interval delays the next tick, which starts at
 // once and says how late it was and how many intervals were lost
-// (dropped, never caught up back to back); a consumer
-// slower than the run reads the newest Frame through a Latest, never an
-// unbounded queue. In replay the consumer sets the pace: Frames are
+// (dropped, never caught up back to back). The screen, which may draw
+// slower than the run, reads the newest Frame through a Latest, never an
+// unbounded queue; serve's exporter and the flight recorder take each
+// Frame inline, in the loop, and do no I/O there (the recorder queues
+// what it writes to its own goroutine). In replay the consumer sets the pace: Frames are
 // computed as they are asked for, in constant memory whatever the
 // recording's size, and a Timeline gives the screen random access with a
 // bounded window of past Frames.

@@ -45,7 +45,7 @@ type Env struct {
 	Prio *PrioEnv             `expr:"prio"`
 	QP   *QPEnv               `expr:"qp"`
 	Flow *capture.FlowSummary `expr:"flow"`
-	// Peer is the flow carrying the other direction of Flow\'s connection
+	// Peer is the flow carrying the other direction of Flow's connection
 	// (its ACKs and NAKs, or its requests), nil when not paired.
 	Peer   *capture.FlowSummary `expr:"peer"`
 	Host   *HostEnv             `expr:"host"`
@@ -247,7 +247,7 @@ type HostEnv struct {
 	// NCCLRAS is NCCL's RAS answer (--nccl-ras): nil when not asked or
 	// not answered.
 	NCCLRAS *probes.NCCLRAS `expr:"nccl_ras"`
-	// RDMATraffic is the sum over ports of RDMA packets per second (nil
+	// RDMAPacketsPerSec is the sum over ports of RDMA packets per second (nil
 	// when no port counts them).
 	RDMAPacketsPerSec any `expr:"rdma_packets_per_s"`
 	// IntervalSec is the time the snapshot's rates cover (since the

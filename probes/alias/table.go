@@ -43,7 +43,7 @@ const (
 	citeMLX5Pci  = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (pcie_perf_stats_desc); mlx5 counters.rst"
 	citeMLX5Q2   = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en_stats.c (q_stats_desc: rx_out_of_buffer)"
 	citeMLX5Old  = "torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en.h, later en_stats.h, of older kernels such as Ubuntu 16.04 4.4 (pport_802_3_stats_desc, pport_2863_stats_desc before the _phy rename); seen in testdata/real ethtool_S_mlx5_cx4_old_driver_names_ethq.txt"
-	citeRXE      = "torvalds/linux drivers/infiniband/sw/rxe/rxe_hw_counters.c (rxe_counter_descs); seen in shared/testdata/rxe sysfs (kernel 6.1)"
+	citeRXE      = "torvalds/linux drivers/infiniband/sw/rxe/rxe_hw_counters.c (rxe_counter_descs); seen in testdata/sysfs/rxe (kernel 6.1)"
 	citeBNXT     = "torvalds/linux drivers/infiniband/hw/bnxt_re/hw_counters.c (bnxt_re_stat_descs)"
 	citeBNXTCC   = "torvalds/linux drivers/infiniband/hw/bnxt_re/hw_counters.c (bnxt_re_stat_descs: BNXT_RE_TX_CNP, BNXT_RE_RX_CNP, BNXT_RE_RX_ECN; newer kernels)"
 	citeIRDMA    = "torvalds/linux drivers/infiniband/hw/irdma/verbs.c (irdma_hw_stat_names; iw-prefixed names before the GEN3 statistics rework, unprefixed after)"

@@ -25,7 +25,7 @@
 // netlink (no ib_core) makes Dial fail with an error matching
 // probes.ErrNotSupported.
 //
-// Layouts and numbers: ../../../shared/reference/rdma-netlink.md, checked
-// byte for byte against messages captured from iproute2 6.1 on a
+// Layouts and numbers: the kernel's include/uapi/rdma/rdma_netlink.h,
+// checked byte for byte against messages captured from iproute2 6.1 on a
 // Soft-RoCE host (testdata/rxe-netlink).
 package rdmanl
