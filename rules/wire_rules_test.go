@@ -1267,3 +1267,34 @@ func TestCopiesWithoutIDsAmongResends(t *testing.T) {
 		}
 	}
 }
+
+// A UD flow has no other direction to look in for a CNP: CE marks on it
+// count as unanswered only when the capture holds no CNP at all (one for
+// it may go to a source QP the capture does not tie to the flow). An RC
+// flow with no peer captured (a one-way mirror) stays quiet as before.
+func TestCEMarksOnUDWithoutCNP(t *testing.T) {
+	p, err := Load(packFS, "pack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		transport string
+		cnps      uint64 // in the whole capture
+		want      bool
+	}{
+		{"UD, no CNP in the capture", "UD", 0, true},
+		{"UD, CNPs in the capture not tied to it", "UD", 5, false},
+		{"RC without its other direction", "RC", 0, false},
+	} {
+		f := capture.FlowSummary{ID: 1, Src: "fd77::1", Dst: "fd77::2", DestQP: 0x4a, Encap: "rocev2", Transport: c.transport,
+			Packets: 3072, Requests: 3072, ECNCE: 3048}
+		w := &capture.Summary{Flows: []capture.FlowSummary{f}}
+		w.Totals.CNPs = c.cnps
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: w})
+		got := slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "ecn-marked-no-cnp" })
+		if got != c.want {
+			t.Errorf("%s: ecn-marked-no-cnp fired %v, want %v", c.name, got, c.want)
+		}
+	}
+}
