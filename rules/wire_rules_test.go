@@ -1214,15 +1214,19 @@ func TestGapsWithoutIDsOnAReorderingPath(t *testing.T) {
 		name       string
 		ids        *bool
 		outOfOrder uint64
+		gaps       uint64
 		loss       bool
 	}{
-		{"no IDs, reordering seen", &no, 12, false},
-		{"no IDs, no reordering seen", &no, 0, true},
-		{"IDs, reordering seen", &yes, 12, true},
-		{"a summary that does not say (written before ip_ids)", nil, 12, true},
+		{"no IDs, reordering seen", &no, 12, 4, false},
+		{"no IDs, no reordering seen", &no, 0, 4, true},
+		{"IDs, reordering seen", &yes, 12, 4, true},
+		{"a summary that does not say (written before ip_ids)", nil, 12, 4, true},
+		// s3-22 (red on IPv6): 823 gaps and one packet late.
+		{"no IDs, one late packet among many gaps", &no, 1, 823, true},
+		{"no IDs, one late packet per ten gaps", &no, 83, 823, false},
 	} {
 		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: "fd77::1", Dst: "fd77::2", DestQP: 0x36, Encap: "rocev2", Transport: "RC",
-			Packets: 5000, Requests: 5000, PSNGaps: 4, MissingPSNs: 9, OutOfOrder: c.outOfOrder, GoBackN: 4,
+			Packets: 5000, Requests: 5000, PSNGaps: c.gaps, MissingPSNs: 2 * c.gaps, OutOfOrder: c.outOfOrder, GoBackN: 4,
 			RetransmittedPackets: 40, IPIDs: c.ids}
 		ack := capture.FlowSummary{ID: 2, PeerID: 1, Src: "fd77::2", Dst: "fd77::1", DestQP: 0x37, Encap: "rocev2", Transport: "RC",
 			Packets: 4000, Responses: 4000, ACKs: 4000, NAKs: capture.NAKCounts{PSNSequenceError: 4}}
