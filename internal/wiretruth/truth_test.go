@@ -455,6 +455,17 @@ func TestResendWithOtherAckReqIsAResend(t *testing.T) {
 	}
 }
 
+// noIDs returns n WRITE frames with ID 0, PSNs 0 to n-1, and functions
+// that put a frame on the upstream and the downstream side at a time.
+func (w *wire) noIDs(n int) (f [][]byte, up, down func(b []byte, ts int64)) {
+	for psn := range uint32(n) {
+		f = append(f, frame(1, 2, 0, 0x0a, 7, psn, byte(psn)))
+	}
+	up = func(b []byte, ts int64) { w.up = append(w.up, w.pkt(b, ts)) }
+	down = func(b []byte, ts int64) { w.dn = append(w.dn, w.pkt(b, ts)) }
+	return f, up, down
+}
+
 // Without IPv4 IDs a point sees the PSN order only: a packet sent once
 // arriving after one first sent after it is out of order there; which
 // copy of a packet sent twice arrived when, nobody there can tell, so it
@@ -462,12 +473,7 @@ func TestResendWithOtherAckReqIsAResend(t *testing.T) {
 // reordering of it still counts in the flow's truth).
 func TestOutOfOrderWithoutIDsIsThePSNOrder(t *testing.T) {
 	w := &wire{t: t}
-	var f [5][]byte
-	for psn := range uint32(5) {
-		f[psn] = frame(1, 2, 0, 0x0a, 7, psn, byte(psn))
-	}
-	up := func(b []byte, ts int64) { w.up = append(w.up, w.pkt(b, ts)) }
-	down := func(b []byte, ts int64) { w.dn = append(w.dn, w.pkt(b, ts)) }
+	f, up, down := w.noIDs(5)
 	for psn := range 4 {
 		up(f[psn], int64(psn+1)*1000)
 	}
@@ -496,12 +502,7 @@ func TestOutOfOrderWithoutIDsIsThePSNOrder(t *testing.T) {
 // exactly that much.
 func TestUnclearWithoutIDs(t *testing.T) {
 	w := &wire{t: t}
-	var f [6][]byte
-	for psn := range uint32(6) {
-		f[psn] = frame(1, 2, 0, 0x0a, 7, psn, byte(psn))
-	}
-	up := func(b []byte, ts int64) { w.up = append(w.up, w.pkt(b, ts)) }
-	down := func(b []byte, ts int64) { w.dn = append(w.dn, w.pkt(b, ts)) }
+	f, up, down := w.noIDs(6)
 	for psn := range 6 {
 		up(f[psn], int64(psn+1)*1000)
 	}
