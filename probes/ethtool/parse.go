@@ -58,132 +58,80 @@ func (c *Counters) field(name string) **uint64 {
 	if p, rest, ok := prioName(name); ok {
 		return c.Prio[p].field(name[:2], rest)
 	}
-	switch name {
-	case "rx_pause_ctrl_phy":
-		return &c.Pause.RxCtrlPhy
-	case "tx_pause_ctrl_phy":
-		return &c.Pause.TxCtrlPhy
-	case "rx_mac_control_phy":
-		return &c.Pause.RxMACControlPhy
-	case "tx_mac_control_phy":
-		return &c.Pause.TxMACControlPhy
-	case "rx_global_pause":
-		return &c.Pause.RxGlobal
-	case "rx_global_pause_duration":
-		return &c.Pause.RxGlobalDurationUs
-	case "rx_global_pause_transition":
-		return &c.Pause.RxGlobalTransition
-	case "tx_global_pause":
-		return &c.Pause.TxGlobal
-	case "tx_global_pause_duration":
-		return &c.Pause.TxGlobalDurationUs
-	case "tx_global_pause_transition":
-		return &c.Pause.TxGlobalTransition
-
-	case "tx_pause_storm_warning_events":
-		return &c.PauseStorm.WarningEvents
-	case "tx_pause_storm_error_events":
-		return &c.PauseStorm.ErrorEvents
-
-	case "rx_discards_phy":
-		return &c.Discards.RxDiscardsPhy
-	case "tx_discards_phy":
-		return &c.Discards.TxDiscardsPhy
-	case "rx_buffer_passed_thres_phy":
-		return &c.Discards.RxBufferPassedThresPhy
-	case "rx_out_of_buffer":
-		return &c.Discards.RxOutOfBuffer
-	case "rx_if_down_packets":
-		return &c.Discards.RxIfDownPackets
-	case "rx_steer_missed_packets":
-		return &c.Discards.RxSteerMissedPackets
-	case "dev_out_of_buffer":
-		return &c.Discards.DevOutOfBuffer
-	case "dev_internal_queue_oob":
-		return &c.Discards.DevInternalQueueOOB
-
-	case "rx_packets_phy":
-		return &c.PHY.RxPacketsPhy
-	case "tx_packets_phy":
-		return &c.PHY.TxPacketsPhy
-	case "rx_bytes_phy":
-		return &c.PHY.RxBytesPhy
-	case "tx_bytes_phy":
-		return &c.PHY.TxBytesPhy
-	case "rx_bits_phy":
-		return &c.PHY.RxBitsPhy
-	case "rx_crc_errors_phy":
-		return &c.PHY.RxCRCErrorsPhy
-	case "rx_symbol_err_phy":
-		return &c.PHY.RxSymbolErrPhy
-	case "rx_pcs_symbol_err_phy":
-		return &c.PHY.RxPCSSymbolErrPhy
-	case "rx_corrected_bits_phy":
-		return &c.PHY.RxCorrectedBitsPhy
-	case "link_down_events_phy":
-		return &c.PHY.LinkDownEventsPhy
-	case "rx_in_range_len_errors_phy":
-		return &c.PHY.RxInRangeLenErrors
-	case "rx_out_of_range_len_phy":
-		return &c.PHY.RxOutOfRangeLen
-	case "rx_oversize_pkts_phy":
-		return &c.PHY.RxOversizePktsPhy
-	case "rx_undersize_pkts_phy":
-		return &c.PHY.RxUndersizePktsPhy
-	case "rx_fragments_phy":
-		return &c.PHY.RxFragmentsPhy
-	case "rx_jabbers_phy":
-		return &c.PHY.RxJabbersPhy
-	case "rx_unsupported_op_phy":
-		return &c.PHY.RxUnsupportedOpPhy
-	case "tx_errors_phy":
-		return &c.PHY.TxErrorsPhy
-
-	case "rx_pci_signal_integrity":
-		return &c.PCIe.RxSignalIntegrity
-	case "tx_pci_signal_integrity":
-		return &c.PCIe.TxSignalIntegrity
-	case "outbound_pci_buffer_overflow":
-		return &c.PCIe.OutboundBufferOverflow
-	case "outbound_pci_stalled_rd":
-		return &c.PCIe.OutboundStalledRdPct
-	case "outbound_pci_stalled_wr":
-		return &c.PCIe.OutboundStalledWrPct
-	case "outbound_pci_stalled_rd_events":
-		return &c.PCIe.OutboundStalledRdEvents
-	case "outbound_pci_stalled_wr_events":
-		return &c.PCIe.OutboundStalledWrEvents
-
-	case "module_unplug":
-		return &c.Module.Unplug
-	case "module_bus_stuck":
-		return &c.Module.BusStuck
-	case "module_high_temp":
-		return &c.Module.HighTemp
-	case "module_bad_shorted":
-		return &c.Module.BadShorted
-
-	case "rx_vport_rdma_unicast_packets":
-		return &c.VportRDMA.RxUnicastPackets
-	case "rx_vport_rdma_unicast_bytes":
-		return &c.VportRDMA.RxUnicastBytes
-	case "tx_vport_rdma_unicast_packets":
-		return &c.VportRDMA.TxUnicastPackets
-	case "tx_vport_rdma_unicast_bytes":
-		return &c.VportRDMA.TxUnicastBytes
-	case "rx_vport_rdma_multicast_packets":
-		return &c.VportRDMA.RxMulticastPackets
-	case "rx_vport_rdma_multicast_bytes":
-		return &c.VportRDMA.RxMulticastBytes
-	case "tx_vport_rdma_multicast_packets":
-		return &c.VportRDMA.TxMulticastPackets
-	case "tx_vport_rdma_multicast_bytes":
-		return &c.VportRDMA.TxMulticastBytes
-
-	case "rx_ecn_mark":
-		return &c.RxECNMark
+	if at, ok := counterFields[name]; ok {
+		return at(c)
 	}
 	return nil
+}
+
+// counterFields says where each mlx5 counter of Counters goes, by its
+// ethtool -S name (the per-priority ones are Prio.field's).
+var counterFields = map[string]func(c *Counters) **uint64{
+	"rx_pause_ctrl_phy":          func(c *Counters) **uint64 { return &c.Pause.RxCtrlPhy },
+	"tx_pause_ctrl_phy":          func(c *Counters) **uint64 { return &c.Pause.TxCtrlPhy },
+	"rx_mac_control_phy":         func(c *Counters) **uint64 { return &c.Pause.RxMACControlPhy },
+	"tx_mac_control_phy":         func(c *Counters) **uint64 { return &c.Pause.TxMACControlPhy },
+	"rx_global_pause":            func(c *Counters) **uint64 { return &c.Pause.RxGlobal },
+	"rx_global_pause_duration":   func(c *Counters) **uint64 { return &c.Pause.RxGlobalDurationUs },
+	"rx_global_pause_transition": func(c *Counters) **uint64 { return &c.Pause.RxGlobalTransition },
+	"tx_global_pause":            func(c *Counters) **uint64 { return &c.Pause.TxGlobal },
+	"tx_global_pause_duration":   func(c *Counters) **uint64 { return &c.Pause.TxGlobalDurationUs },
+	"tx_global_pause_transition": func(c *Counters) **uint64 { return &c.Pause.TxGlobalTransition },
+
+	"tx_pause_storm_warning_events": func(c *Counters) **uint64 { return &c.PauseStorm.WarningEvents },
+	"tx_pause_storm_error_events":   func(c *Counters) **uint64 { return &c.PauseStorm.ErrorEvents },
+
+	"rx_discards_phy":            func(c *Counters) **uint64 { return &c.Discards.RxDiscardsPhy },
+	"tx_discards_phy":            func(c *Counters) **uint64 { return &c.Discards.TxDiscardsPhy },
+	"rx_buffer_passed_thres_phy": func(c *Counters) **uint64 { return &c.Discards.RxBufferPassedThresPhy },
+	"rx_out_of_buffer":           func(c *Counters) **uint64 { return &c.Discards.RxOutOfBuffer },
+	"rx_if_down_packets":         func(c *Counters) **uint64 { return &c.Discards.RxIfDownPackets },
+	"rx_steer_missed_packets":    func(c *Counters) **uint64 { return &c.Discards.RxSteerMissedPackets },
+	"dev_out_of_buffer":          func(c *Counters) **uint64 { return &c.Discards.DevOutOfBuffer },
+	"dev_internal_queue_oob":     func(c *Counters) **uint64 { return &c.Discards.DevInternalQueueOOB },
+
+	"rx_packets_phy":             func(c *Counters) **uint64 { return &c.PHY.RxPacketsPhy },
+	"tx_packets_phy":             func(c *Counters) **uint64 { return &c.PHY.TxPacketsPhy },
+	"rx_bytes_phy":               func(c *Counters) **uint64 { return &c.PHY.RxBytesPhy },
+	"tx_bytes_phy":               func(c *Counters) **uint64 { return &c.PHY.TxBytesPhy },
+	"rx_bits_phy":                func(c *Counters) **uint64 { return &c.PHY.RxBitsPhy },
+	"rx_crc_errors_phy":          func(c *Counters) **uint64 { return &c.PHY.RxCRCErrorsPhy },
+	"rx_symbol_err_phy":          func(c *Counters) **uint64 { return &c.PHY.RxSymbolErrPhy },
+	"rx_pcs_symbol_err_phy":      func(c *Counters) **uint64 { return &c.PHY.RxPCSSymbolErrPhy },
+	"rx_corrected_bits_phy":      func(c *Counters) **uint64 { return &c.PHY.RxCorrectedBitsPhy },
+	"link_down_events_phy":       func(c *Counters) **uint64 { return &c.PHY.LinkDownEventsPhy },
+	"rx_in_range_len_errors_phy": func(c *Counters) **uint64 { return &c.PHY.RxInRangeLenErrors },
+	"rx_out_of_range_len_phy":    func(c *Counters) **uint64 { return &c.PHY.RxOutOfRangeLen },
+	"rx_oversize_pkts_phy":       func(c *Counters) **uint64 { return &c.PHY.RxOversizePktsPhy },
+	"rx_undersize_pkts_phy":      func(c *Counters) **uint64 { return &c.PHY.RxUndersizePktsPhy },
+	"rx_fragments_phy":           func(c *Counters) **uint64 { return &c.PHY.RxFragmentsPhy },
+	"rx_jabbers_phy":             func(c *Counters) **uint64 { return &c.PHY.RxJabbersPhy },
+	"rx_unsupported_op_phy":      func(c *Counters) **uint64 { return &c.PHY.RxUnsupportedOpPhy },
+	"tx_errors_phy":              func(c *Counters) **uint64 { return &c.PHY.TxErrorsPhy },
+
+	"rx_pci_signal_integrity":        func(c *Counters) **uint64 { return &c.PCIe.RxSignalIntegrity },
+	"tx_pci_signal_integrity":        func(c *Counters) **uint64 { return &c.PCIe.TxSignalIntegrity },
+	"outbound_pci_buffer_overflow":   func(c *Counters) **uint64 { return &c.PCIe.OutboundBufferOverflow },
+	"outbound_pci_stalled_rd":        func(c *Counters) **uint64 { return &c.PCIe.OutboundStalledRdPct },
+	"outbound_pci_stalled_wr":        func(c *Counters) **uint64 { return &c.PCIe.OutboundStalledWrPct },
+	"outbound_pci_stalled_rd_events": func(c *Counters) **uint64 { return &c.PCIe.OutboundStalledRdEvents },
+	"outbound_pci_stalled_wr_events": func(c *Counters) **uint64 { return &c.PCIe.OutboundStalledWrEvents },
+
+	"module_unplug":      func(c *Counters) **uint64 { return &c.Module.Unplug },
+	"module_bus_stuck":   func(c *Counters) **uint64 { return &c.Module.BusStuck },
+	"module_high_temp":   func(c *Counters) **uint64 { return &c.Module.HighTemp },
+	"module_bad_shorted": func(c *Counters) **uint64 { return &c.Module.BadShorted },
+
+	"rx_vport_rdma_unicast_packets":   func(c *Counters) **uint64 { return &c.VportRDMA.RxUnicastPackets },
+	"rx_vport_rdma_unicast_bytes":     func(c *Counters) **uint64 { return &c.VportRDMA.RxUnicastBytes },
+	"tx_vport_rdma_unicast_packets":   func(c *Counters) **uint64 { return &c.VportRDMA.TxUnicastPackets },
+	"tx_vport_rdma_unicast_bytes":     func(c *Counters) **uint64 { return &c.VportRDMA.TxUnicastBytes },
+	"rx_vport_rdma_multicast_packets": func(c *Counters) **uint64 { return &c.VportRDMA.RxMulticastPackets },
+	"rx_vport_rdma_multicast_bytes":   func(c *Counters) **uint64 { return &c.VportRDMA.RxMulticastBytes },
+	"tx_vport_rdma_multicast_packets": func(c *Counters) **uint64 { return &c.VportRDMA.TxMulticastPackets },
+	"tx_vport_rdma_multicast_bytes":   func(c *Counters) **uint64 { return &c.VportRDMA.TxMulticastBytes },
+
+	"rx_ecn_mark": func(c *Counters) **uint64 { return &c.RxECNMark },
 }
 
 // field returns where the per-priority counter dir+"_prioN_"+rest goes.
