@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/rules"
 )
 
 // rdmatop check's exit codes, end to end: 0 nothing at warning or above,
@@ -206,5 +208,22 @@ func TestCheckOnelineAndJSONAreExclusive(t *testing.T) {
 		if code != exitUsage || !strings.HasPrefix(out, "UNKNOWN: --oneline and --json are exclusive") || strings.Count(out, "\n") != 1 {
 			t.Errorf("rdmatop %v: exit %d, %q", args, code, out)
 		}
+	}
+}
+
+// A finding's confirm and fix lines carry names from the host or the
+// capture (a device, an interface): the text report sanitizes them like
+// every other string from outside, so that a crafted name cannot drive
+// the terminal.
+func TestReportSanitizesConfirmAndFix(t *testing.T) {
+	evil := "mlx5_0\x1b]0;pwned\x07\x1b[2J"
+	res := checkResult{Findings: []rules.Finding{{
+		Rule: "port-down", Severity: rules.Critical, Title: "port down", Evidence: "port " + evil + " is down",
+		Cause: "cable", Confirm: []string{"rdma link show " + evil}, Fix: []string{"reseat " + evil}, Docs: []string{"docs/" + evil},
+	}}}
+	var b strings.Builder
+	writeFindings(&b, res)
+	if out := b.String(); strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("control characters reach the terminal:\n%q", out)
 	}
 }

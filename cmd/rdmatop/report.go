@@ -130,6 +130,37 @@ func (t *tickTiming) add(f *monitor.Frame) {
 }
 
 func writeFindings(w io.Writer, res checkResult) {
+	writeCheckHeader(w, res)
+	// The findings of one rule stand together (rules.Pack.Group), the one
+	// that shows the most first: that one carries the cause, confirm and
+	// fix; the others say where else and how much.
+	type kind struct {
+		rule string
+		sev  rules.Severity
+	}
+	of := map[kind]int{}
+	for _, f := range res.Findings {
+		if f.ExplainedBy == nil {
+			of[kind{f.Rule, f.Severity}]++
+		}
+	}
+	nth := map[kind]int{}
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		if f.ExplainedBy != nil {
+			writeSymptom(w, f)
+			continue
+		}
+		k := kind{f.Rule, f.Severity}
+		nth[k]++
+		writeFinding(w, f, nth[k], of[k])
+	}
+	writeCannot(w, res.Rules)
+}
+
+// writeCheckHeader writes what was checked, how the sampling kept time,
+// the sources that hung, and UNKNOWN or "no findings" when nothing follows.
+func writeCheckHeader(w io.Writer, res checkResult) {
 	if res.Source != "" {
 		fmt.Fprintf(w, "rdmatop check: %s\n", termtext.Sanitize(res.Source))
 	}
@@ -156,80 +187,77 @@ func writeFindings(w io.Writer, res checkResult) {
 	case len(res.Findings) == 0:
 		fmt.Fprintln(w, "\nno findings")
 	}
-	// The findings of one rule stand together (rules.Pack.Group), the one
-	// that shows the most first: that one carries the cause, confirm and
-	// fix; the others say where else and how much.
-	type kind struct {
-		rule string
-		sev  rules.Severity
+}
+
+// writeSymptom writes a finding another explains: what and where; the
+// cause's confirm and fix apply.
+func writeSymptom(w io.Writer, f *rules.Finding) {
+	c := f.ExplainedBy
+	via := ""
+	if c.Via != "" {
+		via = " (" + c.Via + ")"
 	}
-	of := map[kind]int{}
-	for _, f := range res.Findings {
-		if f.ExplainedBy == nil {
-			of[kind{f.Rule, f.Severity}]++
-		}
+	fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, resolvedMark(f), c.Rule, termtext.Sanitize(via))
+	fmt.Fprintf(w, "    on       %s\n", termtext.Sanitize(objects(f.Objects)))
+	if seen := seenSpan(f); seen != "" {
+		fmt.Fprintf(w, "    seen     %s\n", seen)
 	}
-	nth := map[kind]int{}
-	for _, f := range res.Findings {
-		state := ""
-		if f.Resolved {
-			state = " (resolved)"
-		}
-		if c := f.ExplainedBy; c != nil {
-			// A symptom of the finding above: what and where, the cause's
-			// confirm and fix apply.
-			via := ""
-			if c.Via != "" {
-				via = " (" + c.Via + ")"
-			}
-			fmt.Fprintf(w, "\n  ↳ %s %s [%s]%s, explained by %s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, c.Rule, termtext.Sanitize(via))
-			fmt.Fprintf(w, "    on       %s\n", termtext.Sanitize(objects(f.Objects)))
-			if seen := seenSpan(&f); seen != "" {
-				fmt.Fprintf(w, "    seen     %s\n", seen)
-			}
-			fmt.Fprintf(w, "    evidence %s\n", termtext.Sanitize(f.Evidence))
-			continue
-		}
-		k := kind{f.Rule, f.Severity}
-		nth[k]++
-		count := ""
-		if n := of[k]; n > 1 {
-			count = fmt.Sprintf(" (%d of %d)", nth[k], n)
-		}
-		fmt.Fprintf(w, "\n%s %s [%s]%s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, state, count)
-		fmt.Fprintf(w, "  on       %s\n", termtext.Sanitize(objects(f.Objects)))
-		if seen := seenSpan(&f); seen != "" {
-			fmt.Fprintf(w, "  seen     %s\n", seen)
-		}
-		if len(f.Explains) > 0 {
-			fmt.Fprintf(w, "  explains %s\n", ExplainsSummary(f.Explains))
-		}
-		fmt.Fprintf(w, "  evidence %s\n", termtext.Sanitize(f.Evidence))
-		if nth[k] > 1 {
-			fmt.Fprintf(w, "  cause, confirm and fix: as for the first %s above\n", f.Rule)
-			continue
-		}
-		fmt.Fprintf(w, "  cause    %s\n", termtext.Sanitize(strings.TrimSpace(f.Cause)))
-		for i, c := range f.Confirm {
-			lead := "  confirm  "
-			if i > 0 {
-				lead = "           "
-			}
-			fmt.Fprintf(w, "%s%s\n", lead, c)
-		}
-		for i, c := range f.Fix {
-			lead := "  fix      "
-			if i > 0 {
-				lead = "           "
-			}
-			fmt.Fprintf(w, "%s%s\n", lead, c)
-		}
-		if len(f.Docs) > 0 {
-			fmt.Fprintf(w, "  docs     %s\n", strings.Join(f.Docs, ", "))
-		}
+	fmt.Fprintf(w, "    evidence %s\n", termtext.Sanitize(f.Evidence))
+}
+
+// writeFinding writes the nth of the n findings of one rule and
+// severity; only the first carries the cause, confirm and fix.
+func writeFinding(w io.Writer, f *rules.Finding, nth, n int) {
+	count := ""
+	if n > 1 {
+		count = fmt.Sprintf(" (%d of %d)", nth, n)
 	}
+	fmt.Fprintf(w, "\n%s %s [%s]%s%s\n", strings.ToUpper(string(f.Severity)), termtext.Sanitize(f.Title), f.Rule, resolvedMark(f), count)
+	fmt.Fprintf(w, "  on       %s\n", termtext.Sanitize(objects(f.Objects)))
+	if seen := seenSpan(f); seen != "" {
+		fmt.Fprintf(w, "  seen     %s\n", seen)
+	}
+	if len(f.Explains) > 0 {
+		fmt.Fprintf(w, "  explains %s\n", ExplainsSummary(f.Explains))
+	}
+	fmt.Fprintf(w, "  evidence %s\n", termtext.Sanitize(f.Evidence))
+	if nth > 1 {
+		fmt.Fprintf(w, "  cause, confirm and fix: as for the first %s above\n", f.Rule)
+		return
+	}
+	fmt.Fprintf(w, "  cause    %s\n", termtext.Sanitize(strings.TrimSpace(f.Cause)))
+	writeList(w, "  confirm  ", f.Confirm)
+	writeList(w, "  fix      ", f.Fix)
+	if len(f.Docs) > 0 {
+		fmt.Fprintf(w, "  docs     %s\n", termtext.Sanitize(strings.Join(f.Docs, ", ")))
+	}
+}
+
+// writeList writes lines under a label, the label on the first only. The
+// lines carry values from the host or the capture (device and interface
+// names): sanitized, as everything from outside.
+func writeList(w io.Writer, label string, lines []string) {
+	pad := strings.Repeat(" ", len(label))
+	for i, l := range lines {
+		lead := label
+		if i > 0 {
+			lead = pad
+		}
+		fmt.Fprintf(w, "%s%s\n", lead, termtext.Sanitize(l))
+	}
+}
+
+func resolvedMark(f *rules.Finding) string {
+	if f.Resolved {
+		return " (resolved)"
+	}
+	return ""
+}
+
+// writeCannot lists the rules that could not be evaluated here.
+func writeCannot(w io.Writer, states []rules.RuleState) {
 	var cannot []string
-	for _, r := range res.Rules {
+	for _, r := range states {
 		if r.State == "cannot_evaluate" {
 			cannot = append(cannot, r.Rule)
 		}
