@@ -19,22 +19,7 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m, tea.Quit
 	}
 	if m.filtering {
-		switch k.String() {
-		case "enter":
-			m.filtering = false
-			m.input.Blur()
-			return m, nil
-		case "esc":
-			m.filtering = false
-			m.input.Blur()
-			m.input.SetValue("")
-			m.applyFilter("")
-			return m, nil
-		}
-		var cmd tea.Cmd
-		m.input, cmd = m.input.Update(k)
-		m.applyFilter(m.input.Value())
-		return m, cmd
+		return m.keyFilter(k)
 	}
 	switch {
 	case key.Matches(k, km.Quit):
@@ -43,56 +28,20 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.showHelp, m.helpOff = !m.showHelp, 0
 		return m, nil
 	case key.Matches(k, km.Back):
-		switch {
-		case m.showHelp:
-			m.showHelp = false
-		case m.pktFlow != 0:
-			m.pktFlow = 0
-		case m.detail != nil:
-			m.detail = nil
-		case m.filterOf() != "":
-			m.input.SetValue("")
-			m.applyFilter("")
-		case m.focusStrip && m.view != ViewOverview:
-			m.focusStrip = false
-		}
+		m.back()
 		return m, nil
 	}
-	if m.pktFlow != 0 && !m.showHelp {
-		switch {
-		case key.Matches(k, km.Down):
-			m.pktOff = min(m.pktOff+1, max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
-		case key.Matches(k, km.Up):
-			m.pktOff = max(0, m.pktOff-1)
-		case key.Matches(k, km.PageDown):
-			m.pktOff = min(m.pktOff+m.packetRows(), max(0, len(m.flowPackets(m.pktFlow))-m.packetRows()))
-		case key.Matches(k, km.PageUp):
-			m.pktOff = max(0, m.pktOff-m.packetRows())
-		}
+	// A pane over the view (a flow's packets, the help, a finding's
+	// detail) takes the keys that scroll it, and nothing else.
+	switch {
+	case m.pktFlow != 0 && !m.showHelp:
+		m.scrollPackets(k)
 		return m, nil
-	}
-	if m.showHelp {
-		switch {
-		case key.Matches(k, km.Down):
-			m.helpOff++
-		case key.Matches(k, km.Up):
-			m.helpOff = max(0, m.helpOff-1)
-		}
+	case m.showHelp:
+		m.scrollHelp(k)
 		return m, nil
-	}
-	if m.detail != nil {
-		switch {
-		case key.Matches(k, km.Down):
-			m.detailOff++
-		case key.Matches(k, km.Up):
-			if m.detailOff > 0 {
-				m.detailOff--
-			}
-		case key.Matches(k, km.Right):
-			m.detailHOff = min(m.detailHOff+m.hStep(), m.detailHMax())
-		case key.Matches(k, km.Left):
-			m.detailHOff = max(0, m.detailHOff-m.hStep())
-		}
+	case m.detail != nil:
+		m.scrollDetail(k)
 		return m, nil
 	}
 	views := []key.Binding{km.View1, km.View2, km.View3, km.View4, km.View5, km.View6}
@@ -102,7 +51,96 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			return m, nil
 		}
 	}
-	replay := m.opts.Mode != monitor.ModeLive
+	if cmd, ok := m.keyView(k); ok {
+		return m, cmd
+	}
+	if m.opts.Mode != monitor.ModeLive {
+		return m, m.keyReplay(k)
+	}
+	return m, nil
+}
+
+// keyFilter edits the filter: enter keeps it, esc drops it.
+func (m Model) keyFilter(k tea.KeyPressMsg) (Model, tea.Cmd) {
+	switch k.String() {
+	case "enter":
+		m.filtering = false
+		m.input.Blur()
+		return m, nil
+	case "esc":
+		m.filtering = false
+		m.input.Blur()
+		m.input.SetValue("")
+		m.applyFilter("")
+		return m, nil
+	}
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	m.applyFilter(m.input.Value())
+	return m, cmd
+}
+
+// back closes what is open, the innermost first: the help, a flow's
+// packets, a detail, the filter, then the strip's focus.
+func (m *Model) back() {
+	switch {
+	case m.showHelp:
+		m.showHelp = false
+	case m.pktFlow != 0:
+		m.pktFlow = 0
+	case m.detail != nil:
+		m.detail = nil
+	case m.filterOf() != "":
+		m.input.SetValue("")
+		m.applyFilter("")
+	case m.focusStrip && m.view != ViewOverview:
+		m.focusStrip = false
+	}
+}
+
+func (m *Model) scrollPackets(k tea.KeyPressMsg) {
+	km := m.keys
+	last := max(0, len(m.flowPackets(m.pktFlow))-m.packetRows())
+	switch {
+	case key.Matches(k, km.Down):
+		m.pktOff = min(m.pktOff+1, last)
+	case key.Matches(k, km.Up):
+		m.pktOff = max(0, m.pktOff-1)
+	case key.Matches(k, km.PageDown):
+		m.pktOff = min(m.pktOff+m.packetRows(), last)
+	case key.Matches(k, km.PageUp):
+		m.pktOff = max(0, m.pktOff-m.packetRows())
+	}
+}
+
+func (m *Model) scrollHelp(k tea.KeyPressMsg) {
+	switch {
+	case key.Matches(k, m.keys.Down):
+		m.helpOff++
+	case key.Matches(k, m.keys.Up):
+		m.helpOff = max(0, m.helpOff-1)
+	}
+}
+
+func (m *Model) scrollDetail(k tea.KeyPressMsg) {
+	km := m.keys
+	switch {
+	case key.Matches(k, km.Down):
+		m.detailOff++
+	case key.Matches(k, km.Up):
+		m.detailOff = max(0, m.detailOff-1)
+	case key.Matches(k, km.Right):
+		m.detailHOff = min(m.detailHOff+m.hStep(), m.detailHMax())
+	case key.Matches(k, km.Left):
+		m.detailHOff = max(0, m.detailHOff-m.hStep())
+	}
+}
+
+// keyView acts on the keys of the views, live or replayed: moving,
+// sorting, filtering, the findings strip, pause and the interval. ok is
+// false for a key it does not know.
+func (m *Model) keyView(k tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	km := m.keys
 	switch {
 	case key.Matches(k, km.NextView):
 		m.setView((m.view + 1) % numViews)
@@ -124,26 +162,14 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(k, km.Enter):
 		m.openDetail()
 	case key.Matches(k, km.Sort):
-		if t := m.tables[m.view]; t != nil {
-			t.SortCol++
-			if t.SortCol >= len(t.Cols) {
-				t.SortCol = -1
-			}
-			t.refresh()
-		}
+		m.sortNext()
 	case key.Matches(k, km.SortOrder):
-		if t := m.tables[m.view]; t != nil {
-			if t.SortCol < 0 {
-				t.SortCol = 0
-			}
-			t.Desc = !t.Desc
-			t.refresh()
-		}
+		m.sortFlip()
 	case key.Matches(k, km.Filter):
 		if m.tables[m.view] != nil {
 			m.filtering = true
 			m.input.SetValue(m.filterOf())
-			return m, m.input.Focus()
+			return m.input.Focus(), true
 		}
 	case key.Matches(k, km.Pause):
 		m.paused = !m.paused
@@ -151,11 +177,11 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 			m.setFrame(m.pending)
 			m.pending = nil
 		}
-		return m, emit(PauseMsg{Paused: m.paused})
+		return emit(PauseMsg{Paused: m.paused}), true
 	case key.Matches(k, km.Slower):
-		return m, emit(IntervalMsg{Step: 1})
+		return emit(IntervalMsg{Step: 1}), true
 	case key.Matches(k, km.Faster):
-		return m, emit(IntervalMsg{Step: -1})
+		return emit(IntervalMsg{Step: -1}), true
 	case m.view == ViewEvents && key.Matches(k, km.Severity):
 		m.evSev = (m.evSev + 1) % len(evSevNames)
 		t := m.tables[ViewEvents]
@@ -165,24 +191,56 @@ func (m Model) key(k tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.selectPort(-1)
 	case key.Matches(k, km.NextPort):
 		m.selectPort(1)
-	case replay && key.Matches(k, km.StepBack):
-		return m, emit(StepMsg{Delta: -1})
-	case replay && key.Matches(k, km.StepForward):
-		return m, emit(StepMsg{Delta: 1})
-	case replay && key.Matches(k, km.SpeedDown):
-		return m, emit(SpeedMsg{Step: -1})
-	case replay && key.Matches(k, km.SpeedUp):
-		return m, emit(SpeedMsg{Step: 1})
-	case replay && key.Matches(k, km.Start):
-		return m, emit(SeekMsg{End: false})
-	case replay && key.Matches(k, km.End):
-		return m, emit(SeekMsg{End: true})
-	case replay && key.Matches(k, km.Began):
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// sortNext sorts the view's table by its next column, then by none.
+func (m *Model) sortNext() {
+	if t := m.tables[m.view]; t != nil {
+		t.SortCol++
+		if t.SortCol >= len(t.Cols) {
+			t.SortCol = -1
+		}
+		t.refresh()
+	}
+}
+
+// sortFlip turns the view's table's order round.
+func (m *Model) sortFlip() {
+	if t := m.tables[m.view]; t != nil {
+		if t.SortCol < 0 {
+			t.SortCol = 0
+		}
+		t.Desc = !t.Desc
+		t.refresh()
+	}
+}
+
+// keyReplay acts on the keys that move through a recording.
+func (m *Model) keyReplay(k tea.KeyPressMsg) tea.Cmd {
+	km := m.keys
+	switch {
+	case key.Matches(k, km.StepBack):
+		return emit(StepMsg{Delta: -1})
+	case key.Matches(k, km.StepForward):
+		return emit(StepMsg{Delta: 1})
+	case key.Matches(k, km.SpeedDown):
+		return emit(SpeedMsg{Step: -1})
+	case key.Matches(k, km.SpeedUp):
+		return emit(SpeedMsg{Step: 1})
+	case key.Matches(k, km.Start):
+		return emit(SeekMsg{End: false})
+	case key.Matches(k, km.End):
+		return emit(SeekMsg{End: true})
+	case key.Matches(k, km.Began):
 		if m.findingSel < len(m.active) && !m.active[m.findingSel].FirstSeen.IsZero() {
-			return m, emit(SeekTimeMsg{Time: m.active[m.findingSel].FirstSeen})
+			return emit(SeekTimeMsg{Time: m.active[m.findingSel].FirstSeen})
 		}
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) setView(v int) {
