@@ -12,23 +12,42 @@ import (
 )
 
 func (m Model) header() []string {
-	w := m.width
 	f := m.frame
+	if f == nil {
+		return m.loadingHeader()
+	}
+	l2 := m.deviceLine(f.Snapshot)
+	if l2 != "" {
+		l2 += "  │ "
+	}
+	l2 += wireLine(f)
+	return []string{
+		m.paint(m.styles.Title, clipKeeping(m.modeLine(f), m.stateMarks(), m.width)),
+		m.paint(m.styles.Header, clip(l2, m.width)),
+		m.paint(m.styles.Dim, clip(probeLine(f.Snapshot), m.width)),
+	}
+}
+
+// loadingHeader is the header before the first Frame: what is being read
+// and how far.
+func (m Model) loadingHeader() []string {
+	status := ""
+	if l := m.loading; l != nil {
+		status = "reading " + termtext.Sanitize(l.Label)
+		if l.Total > 0 {
+			status += " " + progressBar(l.Done, l.Total, 30) + " " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%"
+		}
+	}
+	return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), status, ""}
+}
+
+// modeLine is the first line: rdmatop, the host, and where the run is
+// (live and its interval, a replay's position, a demo's phase).
+func (m Model) modeLine(f *monitor.Frame) string {
 	var l1 strings.Builder
 	l1.WriteString("rdmatop")
-	if f == nil {
-		status := ""
-		if l := m.loading; l != nil {
-			status = "reading " + termtext.Sanitize(l.Label)
-			if l.Total > 0 {
-				status += " " + progressBar(l.Done, l.Total, 30) + " " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%"
-			}
-		}
-		return []string{m.paint(m.styles.Title, "rdmatop") + "  " + string(m.opts.Mode), status, ""}
-	}
-	s := f.Snapshot
 	host := ""
-	if s != nil {
+	if s := f.Snapshot; s != nil {
 		host = "  host " + orDash(termtext.Sanitize(s.Host.Hostname)) + "  kernel " + orDash(termtext.Sanitize(s.Host.Kernel))
 	}
 	if f.Mode != monitor.ModeReplay {
@@ -68,7 +87,12 @@ func (m Model) header() []string {
 			l1.WriteString(" (late " + secs(f.LateS) + ", sample " + secs(f.SampleS) + ")")
 		}
 	}
-	// State markers never drop: the rest of the line gives way to them.
+	return l1.String()
+}
+
+// stateMarks are the markers that never drop off the first line: the
+// rest of it gives way to them.
+func (m Model) stateMarks() string {
 	var marks strings.Builder
 	if l := m.loading; l != nil && l.Total > 0 {
 		marks.WriteString("  reading " + strconv.FormatInt(l.Done*100/l.Total, 10) + "%")
@@ -82,58 +106,60 @@ func (m Model) header() []string {
 	if m.done {
 		marks.WriteString("  [END]")
 	}
-	// Line 2: devices, link.
-	var l2 strings.Builder
-	if s != nil {
-		l2.WriteString("dev")
-		seen := map[string]bool{}
-		for i := range s.Ports {
-			p := &s.Ports[i]
-			k := portKey(p)
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-			l2.WriteString(" " + termtext.Sanitize(k))
-			if p.Netdev != "" {
-				l2.WriteString("(" + termtext.Sanitize(p.Netdev) + ")")
-			}
-			if len(seen) == 4 && len(s.Ports) > 4 {
-				l2.WriteString(" +" + strconv.Itoa(len(s.Ports)-4))
-				break
-			}
-		}
-		if p := m.selectedPort(); p != nil {
-			l2.WriteString("  │ " + termtext.Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
-			if p.StaleS != nil {
-				// No source that reads the port's state answered: this
-				// is what the last one said.
-				l2.WriteString(" (stale " + probes.Age(*p.StaleS) + ")")
-			}
-			if p.SpeedMbps != nil {
-				l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
-			} else if p.Rate != "" {
-				l2.WriteString(" " + termtext.Sanitize(p.Rate))
-			}
-			l2.WriteString(" MTU " + optI(p.MTU) + "/" + optI(p.RoCEMTU))
-		}
-	}
-	if l2.Len() > 0 {
-		l2.WriteString("  │ ")
-	}
-	l2.WriteString(wireLine(f))
-	// Line 3: probe health.
-	l3 := "probes: all ok"
+	return marks.String()
+}
+
+// deviceLine is the second line's start: the devices (four at most) and
+// the selected port's link; "" without host data.
+func (m Model) deviceLine(s *probes.Snapshot) string {
 	if s == nil {
-		l3 = "probes: no host data (capture only)"
-	} else if h := probeHealth(s.Status); h != "" {
-		l3 = "probes: " + h
+		return ""
 	}
-	return []string{
-		m.paint(m.styles.Title, clipKeeping(l1.String(), marks.String(), w)),
-		m.paint(m.styles.Header, clip(l2.String(), w)),
-		m.paint(m.styles.Dim, clip(l3, w)),
+	var l2 strings.Builder
+	l2.WriteString("dev")
+	seen := map[string]bool{}
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		k := portKey(p)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		l2.WriteString(" " + termtext.Sanitize(k))
+		if p.Netdev != "" {
+			l2.WriteString("(" + termtext.Sanitize(p.Netdev) + ")")
+		}
+		if len(seen) == 4 && len(s.Ports) > 4 {
+			l2.WriteString(" +" + strconv.Itoa(len(s.Ports)-4))
+			break
+		}
 	}
+	if p := m.selectedPort(); p != nil {
+		l2.WriteString("  │ " + termtext.Sanitize(portKey(p)) + " " + orDash(p.LinkLayer) + " " + orDash(p.State))
+		if p.StaleS != nil {
+			// No source that reads the port's state answered: this is
+			// what the last one said.
+			l2.WriteString(" (stale " + probes.Age(*p.StaleS) + ")")
+		}
+		if p.SpeedMbps != nil {
+			l2.WriteString(" " + strconv.Itoa(*p.SpeedMbps/1000) + " Gb/s")
+		} else if p.Rate != "" {
+			l2.WriteString(" " + termtext.Sanitize(p.Rate))
+		}
+		l2.WriteString(" MTU " + optI(p.MTU) + "/" + optI(p.RoCEMTU))
+	}
+	return l2.String()
+}
+
+// probeLine is the third line: the probes' health.
+func probeLine(s *probes.Snapshot) string {
+	if s == nil {
+		return "probes: no host data (capture only)"
+	}
+	if h := probeHealth(s.Status); h != "" {
+		return "probes: " + h
+	}
+	return "probes: all ok"
 }
 
 // position is a replay's place: a bar and tick/total when the total is
