@@ -157,50 +157,9 @@ func (p *Player) forward(msg tea.Msg) tea.Cmd {
 func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch m := msg.(type) {
 	case liveMsg:
-		if !m.ok {
-			if m.err != nil && !errors.Is(m.err, context.Canceled) {
-				p.err = m.err
-				return p, tea.Quit
-			}
-			return p, p.forward(SourceDoneMsg{Err: m.err})
-		}
-		cmds := []tea.Cmd{p.forward(FrameMsg{Frame: m.f}), p.waitLive()}
-		if p.opts.Flight != nil {
-			cmds = append([]tea.Cmd{p.forward(FlightMsg{State: m.flight})}, cmds...)
-		}
-		return p, tea.Batch(cmds...)
+		return p, p.onLive(m)
 	case frameAtMsg:
-		p.inflight = false
-		if m.err != nil && errors.Is(m.err, context.Canceled) {
-			return p, nil
-		}
-		if m.f.Time.IsZero() && m.f.Seq == 0 && m.err != nil && p.shown == nil {
-			// Nothing could be read at all.
-			p.err = m.err
-			return p, tea.Quit
-		}
-		var cmds []tea.Cmd
-		f := m.f
-		if m.res != nil {
-			// At the end, the file's conclusion: the flows judged on the
-			// whole capture (not on the last tick), everything that fired
-			// with when it began and ended, and the whole capture's
-			// analysis, packets after the last host tick included: the
-			// screen at [END] says what the findings and the report say.
-			f.Findings = m.res.Findings
-			if m.res.Wire != nil {
-				f.Wire = m.res.Wire
-			}
-		}
-		p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
-		cmds = append(cmds, p.forward(FrameMsg{Frame: f}))
-		if !m.ok {
-			cmds = append(cmds, p.forward(SourceDoneMsg{Err: m.err}))
-		}
-		if p.want >= 0 && p.want != f.Seq {
-			cmds = append(cmds, p.fetch(p.want))
-		}
-		return p, tea.Batch(cmds...)
+		return p, p.onFrameAt(m)
 	case progressMsg:
 		if !p.inflight {
 			return p, nil
@@ -241,27 +200,90 @@ func (p *Player) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return p, p.fetch(0)
 		}
 	case SpeedMsg:
-		if m.Step > 0 && p.speed < 64 {
-			p.speed *= 2
-		} else if m.Step < 0 && p.speed > 1.0/16 {
-			p.speed /= 2
-		}
-		p.gen++
-		return p, tea.Batch(p.play(), p.forward(PlaybackMsg{Speed: p.speed}))
+		return p, p.onSpeed(m)
 	case IntervalMsg:
-		if p.opts.SetInterval == nil {
-			return p, nil // a replay's timeline is cut already
-		}
-		iv := p.ui.interval
-		if m.Step > 0 {
-			iv *= 2
-		} else {
-			iv /= 2
-		}
-		iv = p.opts.SetInterval(min(max(iv, 250*time.Millisecond), time.Minute))
-		return p, p.forward(PlaybackMsg{Interval: iv})
+		return p, p.onInterval(m)
 	}
 	return p, p.forward(msg)
+}
+
+// onLive passes a live Frame on (with the flight recorder's state) and
+// waits for the next; the run's end quits on a failure, else says so.
+func (p *Player) onLive(m liveMsg) tea.Cmd {
+	if !m.ok {
+		if m.err != nil && !errors.Is(m.err, context.Canceled) {
+			p.err = m.err
+			return tea.Quit
+		}
+		return p.forward(SourceDoneMsg{Err: m.err})
+	}
+	cmds := []tea.Cmd{p.forward(FrameMsg{Frame: m.f}), p.waitLive()}
+	if p.opts.Flight != nil {
+		cmds = append([]tea.Cmd{p.forward(FlightMsg{State: m.flight})}, cmds...)
+	}
+	return tea.Batch(cmds...)
+}
+
+// onFrameAt shows a replayed Frame fetched, and fetches the one asked for
+// meanwhile.
+func (p *Player) onFrameAt(m frameAtMsg) tea.Cmd {
+	p.inflight = false
+	if m.err != nil && errors.Is(m.err, context.Canceled) {
+		return nil
+	}
+	if m.f.Time.IsZero() && m.f.Seq == 0 && m.err != nil && p.shown == nil {
+		// Nothing could be read at all.
+		p.err = m.err
+		return tea.Quit
+	}
+	f := m.f
+	if m.res != nil {
+		// At the end, the file's conclusion: the flows judged on the
+		// whole capture (not on the last tick), everything that fired
+		// with when it began and ended, and the whole capture's
+		// analysis, packets after the last host tick included: the
+		// screen at [END] says what the findings and the report say.
+		f.Findings = m.res.Findings
+		if m.res.Wire != nil {
+			f.Wire = m.res.Wire
+		}
+	}
+	p.shown, p.pos, p.atEnd = &f, f.Seq, !m.ok
+	cmds := []tea.Cmd{p.forward(FrameMsg{Frame: f})}
+	if !m.ok {
+		cmds = append(cmds, p.forward(SourceDoneMsg{Err: m.err}))
+	}
+	if p.want >= 0 && p.want != f.Seq {
+		cmds = append(cmds, p.fetch(p.want))
+	}
+	return tea.Batch(cmds...)
+}
+
+// onSpeed doubles or halves a replay's speed, within 1/16 and 64.
+func (p *Player) onSpeed(m SpeedMsg) tea.Cmd {
+	if m.Step > 0 && p.speed < 64 {
+		p.speed *= 2
+	} else if m.Step < 0 && p.speed > 1.0/16 {
+		p.speed /= 2
+	}
+	p.gen++
+	return tea.Batch(p.play(), p.forward(PlaybackMsg{Speed: p.speed}))
+}
+
+// onInterval doubles or halves a live run's interval, within 250 ms and
+// a minute.
+func (p *Player) onInterval(m IntervalMsg) tea.Cmd {
+	if p.opts.SetInterval == nil {
+		return nil // a replay's timeline is cut already
+	}
+	iv := p.ui.interval
+	if m.Step > 0 {
+		iv *= 2
+	} else {
+		iv /= 2
+	}
+	iv = p.opts.SetInterval(min(max(iv, 250*time.Millisecond), time.Minute))
+	return p.forward(PlaybackMsg{Interval: iv})
 }
 
 // View draws the Model.
