@@ -132,33 +132,60 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 	for i := range out {
 		out[i].Explains, out[i].ExplainedBy = nil, nil
 	}
-	explains := map[string]map[string]bool{}
-	share := map[[2]string]float64{} // cause rule, symptom rule
+	cause, via := p.causes(out, o)
+	// Children of each finding, and the roots.
+	kids := make([][]int, n)
+	var roots []int
+	for i := range out {
+		if c := cause[i]; c >= 0 {
+			kids[c] = append(kids[c], i)
+			ref := refOf(&out[c])
+			ref.Via = via[i]
+			out[i].ExplainedBy = &ref
+			out[c].Explains = append(out[c].Explains, refOf(&out[i]))
+		} else {
+			roots = append(roots, i)
+		}
+	}
+	rk := ranker{out: out, kids: kids, o: o, size: make([]int, n), worst: make([]int, n)}
+	rk.order(roots)
+	res := make([]Finding, 0, n)
+	var walk func(i int)
+	walk = func(i int) {
+		res = append(res, out[i])
+		rk.order(kids[i])
+		for _, k := range kids[i] {
+			walk(k)
+		}
+	}
+	for _, r := range roots {
+		walk(r)
+	}
+	return res
+}
+
+// causes finds each finding's cause (-1: none) and how the two are
+// related (via), among the findings of the rules that explain its rule:
+// a frame may hold thousands of QP findings.
+func (p *Pack) causes(out []Finding, o GroupOptions) (cause []int, via []string) {
+	causesOf := map[string][]string{} // symptom rule → the rules that explain it
+	share := map[[2]string]float64{}  // cause rule, symptom rule
 	for _, r := range p.Rules {
 		for e, v := range r.ExplainsShare {
 			share[[2]string{r.ID, e}] = v
 		}
 		for _, e := range r.Explains {
-			if explains[r.ID] == nil {
-				explains[r.ID] = map[string]bool{}
+			if !slices.Contains(causesOf[e], r.ID) {
+				causesOf[e] = append(causesOf[e], r.ID)
 			}
-			explains[r.ID][e] = true
 		}
 	}
-	// Candidate causes of a finding are only the findings of the rules that
-	// explain its rule: a frame may hold thousands of QP findings.
 	byRule := map[string][]int{}
 	for i := range out {
 		byRule[out[i].Rule] = append(byRule[out[i].Rule], i)
 	}
-	causesOf := map[string][]string{}
-	for c, set := range explains {
-		for s := range set {
-			causesOf[s] = append(causesOf[s], c)
-		}
-	}
-	cause := make([]int, n)
-	via := make([]string, n)
+	cause = make([]int, len(out))
+	via = make([]string, len(out))
 	for i := range out {
 		cause[i] = -1
 		closest := unrelated
@@ -178,104 +205,93 @@ func (p *Pack) Group(fs []Finding, o GroupOptions) []Finding {
 			}
 		}
 	}
-	// Children of each finding, and the roots.
-	kids := make([][]int, n)
-	var roots []int
-	for i := range out {
-		if c := cause[i]; c >= 0 {
-			kids[c] = append(kids[c], i)
-			ref := refOf(&out[c])
-			ref.Via = via[i]
-			out[i].ExplainedBy = &ref
-			out[c].Explains = append(out[c].Explains, refOf(&out[i]))
-		} else {
-			roots = append(roots, i)
+	return cause, via
+}
+
+// ranker orders findings that share a parent (or the roots): worst first,
+// a cause with the worst of what it explains.
+type ranker struct {
+	out   []Finding
+	kids  [][]int
+	o     GroupOptions
+	size  []int // descendants and itself, 0: not yet counted
+	worst []int // worst severity rank below and at it, +1; 0: not yet
+}
+
+// count: a cause explaining more ranks higher among equals.
+func (r *ranker) count(i int) int {
+	if r.size[i] == 0 {
+		r.size[i] = 1
+		for _, k := range r.kids[i] {
+			r.size[i] += r.count(k)
 		}
 	}
-	// Descendants count: a cause explaining more ranks higher among equals.
-	size := make([]int, n)
-	var count func(i int) int
-	count = func(i int) int {
-		if size[i] == 0 {
-			size[i] = 1
-			for _, k := range kids[i] {
-				size[i] += count(k)
-			}
-		}
-		return size[i]
-	}
-	// A cause ranks with the worst of what it explains: a link flap that
-	// put QPs in ERR is as urgent as the QPs in ERR.
-	worst := make([]int, n)
-	var sev func(i int) int
-	sev = func(i int) int {
-		if worst[i] == 0 {
-			worst[i] = out[i].Severity.Rank() + 1 // +1: 0 means not computed
-			for _, k := range kids[i] {
-				worst[i] = max(worst[i], sev(k))
-			}
-		}
-		return worst[i]
-	}
-	standing := func(f *Finding) bool {
-		return !o.Start.IsZero() && !f.Resolved && f.Occurrences < 2 && !f.FirstSeen.After(o.Start)
-	}
-	order := func(ix []int) {
-		sort.SliceStable(ix, func(a, b int) bool {
-			x, y := &out[ix[a]], &out[ix[b]]
-			if o.Live && x.Resolved != y.Resolved {
-				return !x.Resolved
-			}
-			if sx, sy := sev(ix[a]), sev(ix[b]); sx != sy {
-				return sx > sy
-			}
-			if cx, cy := count(ix[a]), count(ix[b]); cx != cy {
-				return cx > cy
-			}
-			return !standing(x) && standing(y)
-		})
-		// The findings of one rule (and rank) stand together where the
-		// first of them ranked, the one that shows the most (Magnitude)
-		// first: three flows losing packets read as one problem, worst
-		// flow first, not as three interleaved by when they last fired.
-		type tier struct {
-			rule     string
-			sev      int
-			resolved bool
-		}
-		groups := map[tier][]int{}
-		var firsts []tier
-		for _, i := range ix {
-			k := tier{out[i].Rule, sev(i), o.Live && out[i].Resolved}
-			if _, ok := groups[k]; !ok {
-				firsts = append(firsts, k)
-			}
-			groups[k] = append(groups[k], i)
-		}
-		if len(firsts) == len(ix) {
-			return
-		}
-		ix = ix[:0]
-		for _, k := range firsts {
-			g := groups[k]
-			sort.SliceStable(g, func(a, b int) bool { return out[g[a]].Magnitude > out[g[b]].Magnitude })
-			ix = append(ix, g...)
+	return r.size[i]
+}
+
+// sev: a cause ranks with the worst of what it explains (a link flap
+// that put QPs in ERR is as urgent as the QPs in ERR).
+func (r *ranker) sev(i int) int {
+	if r.worst[i] == 0 {
+		r.worst[i] = r.out[i].Severity.Rank() + 1 // +1: 0 means not computed
+		for _, k := range r.kids[i] {
+			r.worst[i] = max(r.worst[i], r.sev(k))
 		}
 	}
-	order(roots)
-	res := make([]Finding, 0, n)
-	var walk func(i int)
-	walk = func(i int) {
-		res = append(res, out[i])
-		order(kids[i])
-		for _, k := range kids[i] {
-			walk(k)
+	return r.worst[i]
+}
+
+// standing: first seen when the run began and holding since, once.
+func (r *ranker) standing(f *Finding) bool {
+	return !r.o.Start.IsZero() && !f.Resolved && f.Occurrences < 2 && !f.FirstSeen.After(r.o.Start)
+}
+
+func (r *ranker) order(ix []int) {
+	out, o := r.out, r.o
+	sort.SliceStable(ix, func(a, b int) bool {
+		x, y := &out[ix[a]], &out[ix[b]]
+		if o.Live && x.Resolved != y.Resolved {
+			return !x.Resolved
 		}
+		if sx, sy := r.sev(ix[a]), r.sev(ix[b]); sx != sy {
+			return sx > sy
+		}
+		if cx, cy := r.count(ix[a]), r.count(ix[b]); cx != cy {
+			return cx > cy
+		}
+		return !r.standing(x) && r.standing(y)
+	})
+	r.byRule(ix)
+}
+
+// byRule puts the findings of one rule (and rank) together where the
+// first of them ranked, the one that shows the most (Magnitude) first:
+// three flows losing packets read as one problem, worst flow first, not
+// as three interleaved by when they last fired.
+func (r *ranker) byRule(ix []int) {
+	type tier struct {
+		rule     string
+		sev      int
+		resolved bool
 	}
-	for _, r := range roots {
-		walk(r)
+	groups := map[tier][]int{}
+	var firsts []tier
+	for _, i := range ix {
+		k := tier{r.out[i].Rule, r.sev(i), r.o.Live && r.out[i].Resolved}
+		if _, ok := groups[k]; !ok {
+			firsts = append(firsts, k)
+		}
+		groups[k] = append(groups[k], i)
 	}
-	return res
+	if len(firsts) == len(ix) {
+		return
+	}
+	ix = ix[:0]
+	for _, k := range firsts {
+		g := groups[k]
+		sort.SliceStable(g, func(a, b int) bool { return r.out[g[a]].Magnitude > r.out[g[b]].Magnitude })
+		ix = append(ix, g...)
+	}
 }
 
 // betterCause reports whether finding a is a better cause of symptom than
