@@ -27,63 +27,21 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr e
 	var wireStatus *probes.Status
 	switch {
 	case cfg.Wire != nil:
-		n := 1 + len(cfg.Fanout)
-		acfg := cfg.Analysis
-		if n > 1 {
-			acfg = shardConfig(acfg, 0, n)
-		}
-		w := newWireState(acfg)
-		w.live, w.name = true, cfg.WireName
-		if cfg.Recorder != nil {
-			w.rec = newRecordQueue(cfg.Recorder)
-			r.rec = w.rec
-		}
-		w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
-		w.stats, _ = cfg.Wire.(WireStats)
-		w.a.Begin(start.UnixNano())
-		for i, src := range cfg.Fanout {
-			sh := &wireShard{a: capture.NewAnalyzer(shardConfig(cfg.Analysis, i+1, n))}
-			sh.stats, _ = src.(WireStats)
-			sh.a.Begin(start.UnixNano())
-			w.more = append(w.more, sh)
-		}
-		r.wire = w
-		pctx, stopPump := context.WithCancel(ctx)
-		var pumps sync.WaitGroup
-		pumps.Go(func() { w.pump(pctx, 0, cfg.Wire, &w.mu, w.a, w.packet, now) })
-		for i, src := range cfg.Fanout {
-			sh := w.more[i]
-			pumps.Go(func() { w.pump(pctx, i+1, src, &sh.mu, sh.a, sh.a.Packet, now) })
-		}
+		stop := r.startWire(ctx, start)
 		defer func() {
-			// Stop the readers before closing the sources: the frame each
-			// holds lives in its source's memory (a zero-copy ring that
-			// Close unmaps). ReadPacket returns within the poll timeout.
-			stopPump()
-			pumps.Wait()
-			if w.rec != nil {
-				// What the readers handed over reaches the file.
-				if err := w.rec.close(); err != nil && runErr == nil {
-					runErr = fmt.Errorf("recording: %w", err)
-				}
-			}
-			cfg.Wire.Close()
-			for _, src := range cfg.Fanout {
-				src.Close()
+			if err := stop(); err != nil && runErr == nil {
+				runErr = err
 			}
 		}()
 	case cfg.WireErr != nil:
 		st := probes.StatusOf(wireSource(cfg.WireName), cfg.WireErr)
 		wireStatus = &st
 	}
-
-	next := start // the first tick at once
-	skipped := 0
-	var late time.Duration // how far behind its due time next was moved
+	g := tickGrid{next: start} // the first tick at once
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
-		if d := next.Sub(now()); d > 0 {
+		if d := g.next.Sub(now()); d > 0 {
 			timer.Reset(d)
 			select {
 			case <-ctx.Done():
@@ -95,10 +53,10 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr e
 			return nil
 		}
 		t0 := now()
-		f := Frame{Time: t0, Skipped: skipped, WireStatus: wireStatus}
+		f := Frame{Time: t0, Skipped: g.skipped, WireStatus: wireStatus}
 		// Timer jitter is not lateness: a tick is late when it starts a
 		// tenth of an interval after it was due (a sample overran).
-		if l := late + t0.Sub(next); l > r.Interval()/10 {
+		if l := g.late + t0.Sub(g.next); l > r.Interval()/10 {
 			f.LateS = l.Seconds()
 		}
 		var raw *bundle.Tick
@@ -121,31 +79,96 @@ func (r *Run) live(ctx context.Context, yield func(Frame, error) bool) (runErr e
 		if err := r.emit(f, yield); err != nil {
 			return err
 		}
-		// The next tick is due one interval after this one was. When
-		// this one overran past it, that tick starts at once, says how
-		// late it is and how many whole intervals were lost beyond it
-		// (dropped, as time.Ticker drops them), and the ticks after it
-		// keep time from when it started: catching up on the old grid
-		// would fire ticks back to back, with near-zero intervals that
-		// make every rate spike.
-		// A tick that itself started late (its timer fired late on a
-		// loaded machine) moves the grid too: the next is due one
-		// interval after it started, not after it was due, or the two
-		// would be a fraction of an interval apart. Timer jitter below a
-		// tenth of an interval keeps the grid, so it does not drift.
-		iv := r.Interval()
-		if t0.Sub(next) > iv/10 {
-			next = t0
+		g.advance(t0, now(), r.Interval())
+	}
+}
+
+// startWire starts the live capture: the analyzers (one per fanout
+// shard), the recording queue, and a pump goroutine per source. stop
+// stops the pumps, then flushes the recording and closes the sources.
+func (r *Run) startWire(ctx context.Context, start time.Time) (stop func() error) {
+	cfg := &r.cfg
+	now := cfg.Now
+	n := 1 + len(cfg.Fanout)
+	acfg := cfg.Analysis
+	if n > 1 {
+		acfg = shardConfig(acfg, 0, n)
+	}
+	w := newWireState(acfg)
+	w.live, w.name = true, cfg.WireName
+	if cfg.Recorder != nil {
+		w.rec = newRecordQueue(cfg.Recorder)
+		r.rec = w.rec
+	}
+	w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
+	w.stats, _ = cfg.Wire.(WireStats)
+	w.a.Begin(start.UnixNano())
+	for i, src := range cfg.Fanout {
+		sh := &wireShard{a: capture.NewAnalyzer(shardConfig(cfg.Analysis, i+1, n))}
+		sh.stats, _ = src.(WireStats)
+		sh.a.Begin(start.UnixNano())
+		w.more = append(w.more, sh)
+	}
+	r.wire = w
+	pctx, stopPump := context.WithCancel(ctx)
+	var pumps sync.WaitGroup
+	pumps.Go(func() { w.pump(pctx, 0, cfg.Wire, &w.mu, w.a, w.packet, now) })
+	for i, src := range cfg.Fanout {
+		sh := w.more[i]
+		pumps.Go(func() { w.pump(pctx, i+1, src, &sh.mu, sh.a, sh.a.Packet, now) })
+	}
+	return func() error {
+		// Stop the readers before closing the sources: the frame each
+		// holds lives in its source's memory (a zero-copy ring that
+		// Close unmaps). ReadPacket returns within the poll timeout.
+		stopPump()
+		pumps.Wait()
+		var err error
+		if w.rec != nil {
+			// What the readers handed over reaches the file.
+			if cerr := w.rec.close(); cerr != nil {
+				err = fmt.Errorf("recording: %w", cerr)
+			}
 		}
-		next = next.Add(iv)
-		skipped = 0
-		if n := now(); n.After(next) {
-			skipped = int(n.Sub(next) / iv)
-			late = n.Sub(next)
-			next = n
-		} else {
-			late = 0
+		cfg.Wire.Close()
+		for _, src := range cfg.Fanout {
+			src.Close()
 		}
+		return err
+	}
+}
+
+// tickGrid is when the next live tick is due, how many whole intervals
+// the last overrun lost, and how far behind its due time next was moved.
+type tickGrid struct {
+	next    time.Time
+	skipped int
+	late    time.Duration
+}
+
+// advance moves the grid past the tick that started at t0, at n, with
+// interval iv. The next tick is due one interval after this one was.
+// When this one overran past it, that tick starts at once, says how late
+// it is and how many whole intervals were lost beyond it (dropped, as
+// time.Ticker drops them), and the ticks after it keep time from when it
+// started: catching up on the old grid would fire ticks back to back,
+// with near-zero intervals that make every rate spike. A tick that itself
+// started late (its timer fired late on a loaded machine) moves the grid
+// too: the next is due one interval after it started, not after it was
+// due, or the two would be a fraction of an interval apart. Timer jitter
+// below a tenth of an interval keeps the grid, so it does not drift.
+func (g *tickGrid) advance(t0, n time.Time, iv time.Duration) {
+	if t0.Sub(g.next) > iv/10 {
+		g.next = t0
+	}
+	g.next = g.next.Add(iv)
+	g.skipped = 0
+	if n.After(g.next) {
+		g.skipped = int(n.Sub(g.next) / iv)
+		g.late = n.Sub(g.next)
+		g.next = n
+	} else {
+		g.late = 0
 	}
 }
 
