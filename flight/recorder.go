@@ -53,8 +53,9 @@ type Recorder struct {
 	wake, quit, done chan struct{}
 	disk             diskAccount
 	// beforeTake, when set (tests), is called by the writer before it
-	// takes each batch from the ring, without the lock.
-	beforeTake func()
+	// takes each batch from the ring, without the lock; inWrite as it
+	// writes a batch to the file, where a slow disk holds it.
+	beforeTake, inWrite func()
 }
 
 // pending is a trigger with the findings that held at its Frame: the

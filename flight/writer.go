@@ -144,6 +144,9 @@ func (r *Recorder) open(w *writerState, side Sidecar, capture bool) {
 // writeBatch writes the batch taken from the ring to the incident.
 func (r *Recorder) writeBatch(w *writerState) error {
 	in := w.in
+	if r.inWrite != nil {
+		r.inWrite() // a test holding the writer in its file I/O, as a slow disk would
+	}
 	for i := range w.b.items {
 		it := &w.b.items[i]
 		if it.z == nil {
