@@ -41,7 +41,9 @@ func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
 		// packets were lost: it may count any of the lost ones as late,
 		// any of the late ones as lost.
 		{Name: "missing", Got: got.Missing, Want: seen.Missing, Below: seen.UnclearLost, Above: seen.Unclear - seen.UnclearLost},
-		{Name: "duplicates", Got: got.Duplicates, Want: seen.Duplicates},
+		// Without IPv4 IDs a copy right behind its original may be taken
+		// for the sender's immediate resend, and such a resend for a copy.
+		{Name: "duplicates", Got: got.Duplicates, Want: seen.Duplicates, Below: seen.UnclearCopies, Above: seen.UnclearResends},
 		// A packet corrupted on the way may have its IPv4 ID bits flipped
 		// and so look sent earlier or later than it was: one per
 		// corrupted packet.
@@ -58,7 +60,10 @@ func (f *FlowTruth) Compare(point string, got Counts) []CountCheck {
 		// the resends, at least 2.
 		// Each unclear packet shifts the count by one either way: a late
 		// original taken for a resend, or a resend for the original.
-		{Name: "resent", Got: got.Resent, Want: seen.Resent, Tolerance: max(2, seen.Resent/100), Below: seen.Unclear, Above: seen.Unclear},
+		// And each copy or resend right behind itself shifts it by one
+		// the other way from duplicates.
+		{Name: "resent", Got: got.Resent, Want: seen.Resent, Tolerance: max(2, seen.Resent/100),
+			Below: seen.Unclear + seen.UnclearResends, Above: seen.Unclear + seen.UnclearCopies},
 	}
 	// Go-back-N episodes are whole only at the sender's side: downstream a
 	// lost resend can hide where the sender went back. A READ re-issued

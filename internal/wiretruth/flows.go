@@ -283,12 +283,7 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 		if len(kinds) > 1 {
 			ft.Kind = "mixed"
 		}
-		upObs := Observed{Packets: uint64(len(fa.upPos))}
-		for _, pos := range fa.upPos {
-			if resent[pos] {
-				upObs.Resent++
-			}
-		}
+		upObs := d.observeUp(fa.upPos, resent)
 		downObs := d.observeDown(fa.upPos, resent, rankAt, func(pos int, what string, over uint64, downTS int64) {
 			p := &d.up[d.upIdx[pos]]
 			t.Events = append(t.Events, Event{Flow: len(t.Flows) + fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})

@@ -531,3 +531,48 @@ func TestUnclearWithoutIDs(t *testing.T) {
 		}
 	}
 }
+
+// Without IPv4 IDs a copy the path made right behind its original, and a
+// sender's resend right behind its first sending, are the same bytes at
+// the same place: the point may count either as the other, by one each.
+// A resend after an ACK timer's time is no such thing.
+func TestUnclearCopiesAndImmediateResends(t *testing.T) {
+	w := &wire{t: t}
+	f, up, down := w.noIDs(6)
+	for psn := range 6 {
+		up(f[psn], int64(psn+1)*100_000)
+		if psn == 3 {
+			up(f[3], 450_000) // the sender's immediate resend of 3
+		}
+	}
+	up(f[5], 20_000_000) // and its timer's resend of 5
+	for psn := range 6 {
+		down(f[psn], int64(psn+1)*100_000+10_000)
+		switch psn {
+		case 1:
+			down(f[1], 230_000) // a copy of 1 the path made
+		case 3:
+			down(f[3], 460_000)
+		}
+	}
+	down(f[5], 20_010_000)
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fl := tr.Flows[0]
+	for point, want := range map[string]Observed{
+		"a": {Packets: 8, Resent: 2, UnclearResends: 1},
+		"b": {Packets: 9, Duplicates: 1, Resent: 2, UnclearCopies: 1, UnclearResends: 1},
+	} {
+		if got := fl.Seen[point]; got != want {
+			t.Errorf("at %s: %+v, want %+v", point, got, want)
+		}
+	}
+	dups := func(got uint64) bool { return fl.Compare("b", Counts{Duplicates: got, Resent: 2 + 1 - got})[1].Agrees() }
+	for got, want := range map[uint64]bool{0: true, 1: true, 2: true, 3: false} {
+		if dups(got) != want {
+			t.Errorf("duplicates %d: agrees %v, want %v", got, dups(got), want)
+		}
+	}
+}

@@ -115,6 +115,14 @@ type Observed struct {
 	// in Missing), the rest came late.
 	Unclear     uint64 `json:"unclear,omitempty"`
 	UnclearLost uint64 `json:"unclear_lost,omitempty"`
+	// UnclearCopies and UnclearResends: without IPv4 IDs, path copies
+	// (in Duplicates) and the sender's resends (in Resent) seen right
+	// behind an earlier copy of themselves, before any ACK timer could
+	// fire. A copy and an immediate resend are the same bytes at the same
+	// place in the stream, so this point cannot tell which either was
+	// (behindLast.again).
+	UnclearCopies  uint64 `json:"unclear_copies,omitempty"`
+	UnclearResends uint64 `json:"unclear_resends,omitempty"`
 }
 
 // Event is one packet the network did not simply deliver.
