@@ -207,3 +207,35 @@ func TestNoIDHeldBackPastTheWindow(t *testing.T) {
 		}
 	}
 }
+
+// A NAK holds copies back only until the sender has gone back for it and
+// on past where it was: a copy after that is a copy again (lab run
+// dup5-send: one NAK early on made 79 of 92 later copies resends).
+func TestNoIDCopyAfterTheNAKsEpisode(t *testing.T) {
+	send := roce.Opcode(roce.OpSendOnly)
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.send(wireA, wireB, 0x12, send, 10, 0)
+	w.send(wireA, wireB, 0x12, send, 12, 0)
+	w.nak(11)
+	for _, psn := range []uint32{11, 12, 13, 14, 14, 15} { // the go-back, on, and a copy of 14
+		w.send(wireA, wireB, 0x12, send, psn, 0)
+	}
+	if f := reqFlow(t, w.t); f.Duplicates != 1 {
+		t.Errorf("copy after the NAK's episode: duplicates=%d resent=%d; want 1 copy", f.Duplicates, f.RetransmittedPackets)
+	}
+}
+
+// A request twice in a row is no copy when the first of the two was
+// behind the stream: a resend and its late original leave a rate-limited
+// queue back to back (lab seed 20, s20-14: 82 READ requests twice within
+// 50 µs, none copied on the way).
+func TestNoIDRepeatBehindTheStreamIsNoCopy(t *testing.T) {
+	send := roce.Opcode(roce.OpSendOnly)
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	for _, psn := range []uint32{10, 12, 11, 11, 13} { // 11 resent, then its original
+		w.send(wireA, wireB, 0x12, send, psn, 0)
+	}
+	if f := reqFlow(t, w.t); f.Duplicates != 0 {
+		t.Errorf("a resend and its late original: duplicates=%d, want 0", f.Duplicates)
+	}
+}

@@ -115,6 +115,8 @@ type reqStream struct {
 
 	init   bool
 	lastOp roce.Opcode // the last request's opcode and time (lastTS), for copies
+	// lastNew: the last request was new to the stream, not behind it.
+	lastNew bool
 	// jumbo: what the flow's requests larger than a standard frame
 	// carries did (jumboSent, jumboPending, jumboACKed; FlowSummary).
 	jumbo       uint8

@@ -74,10 +74,28 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // A request the path copied is a duplicate, not a resend. With IPv4 IDs a
 // copy has the PSN and ID of a packet just seen (sendorder.go). Without
 // them (IPv6, or NICs that send ID 0) only a copy of the request just
-// before it within dupWindow counts: netem copies arrive within ~10 µs,
-// and even Soft-RoCE's immediate local resend after a qdisc drop takes
-// hundreds of µs (testdata/rxe/pcap/lossy1-prenetem.pcap).
+// before it within dupWindow counts: netem copies arrive within ~10 µs on
+// hardware. Beyond that a copy and the sender's own immediate resend are
+// alike to one point: Soft-RoCE sends a PSN again with no NAK 169-389 µs
+// behind its first sending (testdata/rxe/pcap/lossy1.pcap PSN 7960432;
+// testdata/wiretruth/dup5-send), while lab copies came 17-581 µs behind
+// theirs; the two-point truth counts such packets as either
+// (wiretruth.Observed.UnclearCopies).
 const dupWindow = 50_000 // ns
+
+// copyOfLast reports whether a request without an IPv4 ID is a copy of
+// the request just before it: the same PSN and opcode, within dupWindow,
+// no NAK or RNR NAK waiting for the sender's resend (nakSeen), and the
+// request before it new to the stream. Behind the stream, that one was a
+// resend or a late original, and the two of a resend and its late
+// original leave a rate-limited queue back to back (lab seed 20, s20-14:
+// 82 READ requests twice within 50 µs, none copied).
+func copyOfLast(f *Flow, psn uint32, op roce.Opcode, ts int64) bool {
+	r := &f.req
+	rs := f.troubles().resend
+	d := ts - r.lastTS
+	return psn == r.last && op == r.lastOp && r.lastNew && !rs.nakSeen && d >= 0 && d <= dupWindow
+}
 
 // nakHorizon: a resend from the PSN a NAK named is that NAK's within this
 // long (ns). A requester answers a NAK within a round trip (microseconds on
@@ -92,8 +110,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	op := p.BTH.Opcode
 	// A copy is always behind the stream (its original was seen): only
 	// then is the flow's recent IDs looked through.
-	if r.init && psnDiff(r.next, psn) < 0 && (r.order.copyOf(psn, ipID, ts) ||
-		(ipID == 0 && psn == r.last && op == r.lastOp && !f.troubles().resend.nakSeen && ts-r.lastTS >= 0 && ts-r.lastTS <= dupWindow)) {
+	if r.init && psnDiff(r.next, psn) < 0 && (r.order.copyOf(psn, ipID, ts) || ipID == 0 && copyOfLast(f, psn, op, ts)) {
 		f.troubled().duplicates++
 		r.lastTS = ts
 		return
@@ -102,6 +119,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	r.order.note(psn, ipID, ts)
 	r.prevTS = r.lastTS
 	r.lastOp, r.lastTS = op, ts
+	r.lastNew = !r.init || psnDiff(r.next, psn) >= 0
 	if late {
 		// Sent before a packet already captured: the path reordered it.
 		f.troubled().outOfOrder++
@@ -131,6 +149,11 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	case d == 0:
 		if tr := f.trouble; tr != nil {
 			tr.resend.undo.active, tr.resend.inRetrans = false, false
+			if tr.resend.nakAnswered {
+				// Past where it went back for the NAK: that episode is
+				// over, and a PSN seen twice now is not its resend.
+				tr.resend.nakSeen, tr.resend.nakAnswered = false, false
+			}
 		}
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
@@ -360,6 +383,7 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 	if newEpisode {
 		tr.goBackN++
 		timer := !(rs.nakTS != 0 && rs.nakPSN == psn && ts-rs.nakTS >= 0 && ts-rs.nakTS <= nakHorizon)
+		rs.nakAnswered = rs.nakAnswered || !timer
 		if timer {
 			// No NAK asked for this resend: the requester's timer fired.
 			tr.timerEpisodes++

@@ -149,7 +149,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 			t.note(anomaly{kind: anRNR, packet: pkt, ts: ts, flow: f.id, psn: psn, a: uint32(a.Value())})
 			if req != nil {
 				rs := &req.troubled().resend
-				rs.nakSeen, rs.nakTS, rs.nakPSN = true, ts, psn
+				rs.nakSeen, rs.nakTS, rs.nakPSN, rs.nakAnswered = true, ts, psn, false
 				markNAK(&req.req)
 			}
 		case roce.AckTypeNAK:
@@ -182,7 +182,7 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 				case rs.nakRepeat < 255:
 					rs.nakRepeat++
 				}
-				rs.nakSeen, rs.nakTS, rs.nakPSN, rs.nakUsed = true, ts, psn, false
+				rs.nakSeen, rs.nakTS, rs.nakPSN, rs.nakUsed, rs.nakAnswered = true, ts, psn, false, false
 				markNAK(&req.req)
 			}
 		default:

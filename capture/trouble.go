@@ -75,9 +75,14 @@ type resendState struct {
 	// nakRepeat: how many NAKs in a row named nakPSN (saturating): one
 	// sequence error NAKed more than once is gone back to more than once.
 	nakRepeat uint8
-	nakSeen   bool // a NAK or RNR NAK arrived since the last gap
-	nakUsed   bool // the last NAK has had its resend episode
-	undo      fillUndo
+	// nakSeen: a NAK or RNR NAK arrived since the last gap, and the
+	// sender has not yet gone back for it and on past where it was.
+	nakSeen bool
+	nakUsed bool // the last NAK has had its resend episode
+	// nakAnswered: the sender went back for the last NAK (a resend
+	// from its PSN came after it).
+	nakAnswered bool
+	undo        fillUndo
 	// episode: the resend episode whose outcome the responder's answers
 	// have not told yet (see Tracker.ackSequence).
 	episode openEpisode
