@@ -569,7 +569,9 @@ func TestUnclearCopiesAndImmediateResends(t *testing.T) {
 			t.Errorf("at %s: %+v, want %+v", point, got, want)
 		}
 	}
-	dups := func(got uint64) bool { return fl.Compare("b", Counts{Duplicates: got, Resent: 2 + 1 - got})[1].Agrees() }
+	dups := func(got uint64) bool {
+		return fl.Compare("b", Counts{Duplicates: got, Resent: 2 + 1 - got})[1].Agrees()
+	}
 	for got, want := range map[uint64]bool{0: true, 1: true, 2: true, 3: false} {
 		if dups(got) != want {
 			t.Errorf("duplicates %d: agrees %v, want %v", got, dups(got), want)
