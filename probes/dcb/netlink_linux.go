@@ -44,25 +44,17 @@ func (Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) ([]
 		return nil, err
 	}
 	defer c.Close()
-	bufs, err := c.Execute(ctx, newRequest(cmd, ifname).Bytes())
+	req := newRequest(cmd, ifname)
+	bufs, err := c.Execute(ctx, req.Bytes())
 	if err != nil {
 		return nil, err
 	}
-	for _, b := range bufs {
-		msgs, err := nlmsg.Split(b)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range msgs {
-			switch {
-			case m.IsError():
-				if e := m.Errno(); e != 0 {
-					return nil, e
-				}
-			case m.Type == rtmGetDCB:
-				return m.Payload, nil
-			}
-		}
+	msgs, err := nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == rtmGetDCB })
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("no RTM_GETDCB reply to %v", cmd)
+	if len(msgs) == 0 {
+		return nil, fmt.Errorf("no RTM_GETDCB reply to %v", cmd)
+	}
+	return msgs[0].Payload, nil
 }

@@ -120,8 +120,8 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs = check("missing", r, nlmsg.TypeError)
-	if e := ackError(CmdGet, msgs[0]); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
+	check("missing", r, nlmsg.TypeError)
+	if _, e := replyPayloads(r, CmdGet); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
 		t.Errorf("missing link: %v", e)
 	}
 	// Closed.

@@ -7,14 +7,13 @@ import (
 	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
-// errIncomplete: the replies stop before NLMSG_DONE or the ACK.
-var errIncomplete = errors.New("rdma netlink: reply ends before NLMSG_DONE or the acknowledgement")
+// errIncomplete: the replies stop before NLMSG_DONE or the acknowledgement.
+var errIncomplete = nlmsg.ErrIncomplete
 
-// replyPayloads walks the reply buffers of one request and returns the
-// payloads of the messages whose type is nldev command cmd or one of also.
-// It stops at NLMSG_DONE or at the
-// NLMSG_ERROR acknowledgement and turns a non-zero errno in either into an
-// error; other message types are skipped.
+// replyPayloads reads the replies to one request (rdmatop asks for an
+// ACK with every one) and returns the payloads of the messages whose type
+// is nldev command cmd or one of also. The kernel's errno, and its
+// extended ACK's text, comes back as an *Error, classified.
 func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, error) {
 	want := func(t uint16) bool {
 		if t == MsgType(cmd) {
@@ -27,62 +26,19 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 		}
 		return false
 	}
-	var out [][]byte
-	for _, buf := range replies {
-		msgs, err := nlmsg.Split(buf)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range msgs {
-			if want(m.Type) {
-				out = append(out, m.Payload)
-				continue
-			}
-			switch m.Type {
-			case nlmsg.TypeNoop:
-			case nlmsg.TypeOverrun:
-				return nil, fmt.Errorf("rdma netlink %s: receive overrun", cmdName(cmd))
-			case nlmsg.TypeDone:
-				if err := doneError(cmd, m); err != nil {
-					return nil, err
-				}
-				return out, nil
-			case nlmsg.TypeError:
-				if err := ackError(cmd, m); err != nil {
-					return nil, err
-				}
-				return out, nil
-			}
-		}
+	msgs, err := nlmsg.ReadReply(replies, nlmsg.FlagAck, want)
+	var ke *nlmsg.KernelError
+	switch {
+	case errors.As(err, &ke):
+		return nil, classify(&Error{Cmd: cmdName(cmd), Errno: Errno(ke.Errno), Msg: ke.Msg})
+	case err != nil:
+		return nil, fmt.Errorf("rdma netlink %s: %w", cmdName(cmd), err)
 	}
-	return nil, errIncomplete
-}
-
-// ackError decodes struct nlmsgerr (int error; struct nlmsghdr msg; the
-// request unless NLM_F_CAPPED; extack TLVs if NLM_F_ACK_TLVS).
-func ackError(cmd uint16, m nlmsg.Message) error {
-	if len(m.Payload) < 4 {
-		return fmt.Errorf("rdma netlink %s: short NLMSG_ERROR", cmdName(cmd))
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Payload
 	}
-	return kernelError(cmd, m)
-}
-
-// doneError reads the errno a failed dump leaves in NLMSG_DONE.
-func doneError(cmd uint16, m nlmsg.Message) error {
-	if len(m.Payload) < 4 {
-		return nil
-	}
-	return kernelError(cmd, m)
-}
-
-// kernelError is the kernel's errno and extended ACK text of an
-// NLMSG_ERROR or NLMSG_DONE, classified; nil for 0.
-func kernelError(cmd uint16, m nlmsg.Message) error {
-	errno := m.Errno()
-	if errno == 0 {
-		return nil
-	}
-	return classify(&Error{Cmd: cmdName(cmd), Errno: Errno(errno), Msg: m.ExtAck()})
+	return out, nil
 }
 
 var cmdNames = map[uint16]string{

@@ -101,7 +101,7 @@ func (k *Kernel) Links() ([]Link, error) {
 	for range 3 {
 		var msgs [][]byte
 		msgs, err = k.execute(context.Background(), k.request(0, nlmsg.FlagDump), unix.RTM_NEWLINK)
-		if errors.Is(err, errDumpInterrupted) {
+		if errors.Is(err, nlmsg.ErrDumpInterrupted) {
 			continue
 		}
 		if err != nil {
@@ -123,10 +123,7 @@ func (k *Kernel) Links() ([]Link, error) {
 	return nil, fmt.Errorf("rtnl link dump: interrupted three times by concurrent changes: %w", err)
 }
 
-var (
-	errClosed          = errors.New("rtnl: use of closed Kernel")
-	errDumpInterrupted = errors.New("rtnl: dump interrupted by a concurrent change")
-)
+var errClosed = errors.New("rtnl: use of closed Kernel")
 
 // request starts RTM_GETLINK: struct ifinfomsg (family AF_UNSPEC, the
 // ifindex or 0), attributes to follow.
@@ -137,8 +134,9 @@ func (k *Kernel) request(index int, flags uint16) *nlmsg.Request {
 }
 
 // execute sends req and returns the payloads of the answers of type
-// resType. The kernel's error comes back as its syscall.Errno; a dump
-// that a concurrent change interrupted returns errDumpInterrupted.
+// resType. The kernel's error comes back wrapping its syscall.Errno; a
+// dump that a concurrent change interrupted returns
+// nlmsg.ErrDumpInterrupted.
 func (k *Kernel) execute(ctx context.Context, req *nlmsg.Request, resType uint16) ([][]byte, error) {
 	if k.sock == nil {
 		return nil, errClosed
@@ -147,27 +145,13 @@ func (k *Kernel) execute(ctx context.Context, req *nlmsg.Request, resType uint16
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
-	intr := false
-	for _, b := range bufs {
-		msgs, err := nlmsg.Split(b)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range msgs {
-			intr = intr || m.Flags&nlmsg.FlagDumpIntr != 0
-			switch {
-			case m.IsError(), m.IsDone():
-				if e := m.Errno(); e != 0 {
-					return nil, e
-				}
-			case m.Type == resType:
-				out = append(out, m.Payload)
-			}
-		}
+	msgs, err := nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == resType })
+	if err != nil {
+		return nil, err
 	}
-	if intr {
-		return nil, errDumpInterrupted
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Payload
 	}
 	return out, nil
 }

@@ -44,6 +44,10 @@ func (r *Request) pad() {
 	}
 }
 
+// Flags returns the request's flags (NLM_F_REQUEST and those it was
+// made with): ReadReply's to know what ends the answer.
+func (r *Request) Flags() uint16 { return ne.Uint16(r.b[6:]) }
+
 // Bytes returns the message with its length set.
 func (r *Request) Bytes() []byte {
 	ne.PutUint32(r.b[0:], uint32(len(r.b)))
