@@ -13,12 +13,25 @@ import (
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
-// Netlink is the Linux Querier: one rtnetlink request per call, on a
-// socket in the calling thread's network namespace. GET commands need no
-// privilege.
-type Netlink struct{}
+// Netlink is the Linux Querier: rtnetlink requests on one socket (Open),
+// in the network namespace of the thread that opened it. GET commands
+// need no privilege. Queries are safe for concurrent use (the socket
+// serialises them).
+type Netlink struct{ c *nlsock.Conn }
 
-var _ ContextQuerier = Netlink{}
+var _ ContextQuerier = (*Netlink)(nil)
+
+// Open opens the socket the queries use.
+func Open() (*Netlink, error) {
+	c, err := nlsock.Open(unix.NETLINK_ROUTE, queryTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Netlink{c: c}, nil
+}
+
+// Close closes the socket; a query waiting on it returns.
+func (n *Netlink) Close() error { return n.c.Close() }
 
 // queryTimeout bounds one query when the caller's context does not: a
 // driver that never answers must not hold a goroutine for long.
@@ -32,20 +45,15 @@ func newRequest(cmd Command, ifname string) *nlmsg.Request {
 }
 
 // Query implements Querier.
-func (n Netlink) Query(ifname string, cmd Command) ([]byte, error) {
+func (n *Netlink) Query(ifname string, cmd Command) ([]byte, error) {
 	return n.QueryContext(context.Background(), ifname, cmd)
 }
 
 // QueryContext implements ContextQuerier: the wait for the kernel's answer
 // ends when ctx does.
-func (Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) ([]byte, error) {
-	c, err := nlsock.Open(unix.NETLINK_ROUTE, queryTimeout)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
+func (n *Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) ([]byte, error) {
 	req := newRequest(cmd, ifname)
-	bufs, err := c.Execute(ctx, req.Bytes())
+	bufs, err := n.c.Execute(ctx, req.Bytes())
 	if err != nil {
 		return nil, err
 	}

@@ -58,10 +58,22 @@ func TestRequestBytes(t *testing.T) {
 	}
 }
 
+// openNetlink opens the DCB socket in the calling thread's namespace and
+// closes it when the test ends.
+func openNetlink(t *testing.T) *Netlink {
+	t.Helper()
+	n, err := Open()
+	if err != nil {
+		t.Skipf("no rtnetlink socket: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
 // TestKernelLoopback asks the running kernel about "lo", which has no DCB
 // ops: the kernel answers EOPNOTSUPP and that must read as not supported.
 func TestKernelLoopback(t *testing.T) {
-	_, raw, err := Probe(Netlink{}, "lo")
+	_, raw, err := Probe(openNetlink(t), "lo")
 	if !errors.Is(err, probes.ErrNotSupported) {
 		t.Fatalf("lo: %v (raw %+v)", err, raw)
 	}
@@ -77,7 +89,7 @@ func TestKernelLoopback(t *testing.T) {
 }
 
 func TestKernelMissingInterface(t *testing.T) {
-	_, _, err := Probe(Netlink{}, "rdmatop-nope0")
+	_, _, err := Probe(openNetlink(t), "rdmatop-nope0")
 	if !errors.Is(err, ErrNoSuchInterface) || !strings.Contains(err.Error(), "rdmatop-nope0: no such network interface") {
 		t.Fatalf("got %v", err)
 	}
@@ -95,7 +107,8 @@ func TestKernelVeth(t *testing.T) {
 	for _, ifname := range []string{"dcbA", "dcbB", "lo", "eth0"} {
 		var err error
 		ns.Do(t, func() error {
-			_, _, err = Probe(Netlink{}, ifname)
+			n := openNetlink(t) // in the namespace: its socket queries there
+			_, _, err = Probe(n, ifname)
 			return nil
 		})
 		switch ifname {
@@ -114,14 +127,15 @@ func TestKernelVeth(t *testing.T) {
 // A query whose context has ended is abandoned, not sent: the error says
 // so (it is not a kernel errno recorded as the netdev's answer).
 func TestKernelQueryContext(t *testing.T) {
+	n := openNetlink(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, raw, err := ProbeContext(ctx, Netlink{}, "lo")
+	_, raw, err := ProbeContext(ctx, n, "lo")
 	if !errors.Is(err, context.Canceled) || len(raw.Replies) != 0 {
 		t.Fatalf("cancelled: %v, raw %+v", err, raw)
 	}
 	// The same call with a live context reaches the kernel.
-	if _, _, err := ProbeContext(context.Background(), Netlink{}, "lo"); !errors.Is(err, probes.ErrNotSupported) {
+	if _, _, err := ProbeContext(context.Background(), n, "lo"); !errors.Is(err, probes.ErrNotSupported) {
 		t.Errorf("live: %v", err)
 	}
 }

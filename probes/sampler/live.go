@@ -55,7 +55,12 @@ func LiveSources(root string) (src Sources, close func(), opened []probes.Status
 	} else {
 		opened = append(opened, probes.StatusOf("rtnetlink addresses", err))
 	}
-	src.DCB = dcb.Netlink{}
+	if n, err := dcb.Open(); err == nil {
+		src.DCB = n
+		closers = append(closers, func() { n.Close() })
+	} else {
+		opened = append(opened, probes.StatusOf("dcb netlink", err))
+	}
 	if r, err := kmsg.Open(kmsg.Options{}); err == nil {
 		src.Kmsg = r
 		closers = append(closers, func() { r.Close() })
