@@ -85,12 +85,8 @@ func (c *Client) qps(ctx context.Context, dev uint32) ([]QP, error) {
 	return qps, nil
 }
 
-// PortStats reads the default hardware counters of one port.
-func (c *Client) PortStats(dev, port uint32) (PortStats, error) {
-	return c.PortStatsContext(context.Background(), dev, port)
-}
-
-// PortStatsContext is PortStats, abandoned when ctx ends.
+// PortStatsContext reads the default hardware counters of one port,
+// abandoned when ctx ends.
 func (c *Client) PortStatsContext(ctx context.Context, dev, port uint32) (PortStats, error) {
 	r, err := c.do(ctx, StatGetRequest(dev, port))
 	if err != nil {

@@ -100,7 +100,7 @@ func TestRecordReplay(t *testing.T) {
 		t.Errorf("replay differs:\n%s\n%s", a, z)
 	}
 	// A request the recording lacks.
-	if _, err := (&Client{Conn: NewReplay(back)}).PortStats(0, 1); !errors.Is(err, ErrNotRecorded) {
+	if _, err := (&Client{Conn: NewReplay(back)}).PortStatsContext(context.Background(), 0, 1); !errors.Is(err, ErrNotRecorded) {
 		t.Errorf("unrecorded: %v", err)
 	}
 }
@@ -149,7 +149,7 @@ func TestSampleDeviceGone(t *testing.T) {
 
 func TestClientSingle(t *testing.T) {
 	c := &Client{Conn: fixtureReplay(t, "statistic_show", "link")}
-	st, err := c.PortStats(1, 1)
+	st, err := c.PortStatsContext(context.Background(), 1, 1)
 	if err != nil || st.Dev != "rxe1" || st.Map()["duplicate_request"] != 170 {
 		t.Errorf("stats: %+v %v", st, err)
 	}

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -76,57 +74,4 @@ func (c *LinuxConn) ExecuteContext(ctx context.Context, req []byte) ([][]byte, e
 		return nil, fmt.Errorf("rdma %w", err)
 	}
 	return out, nil
-}
-
-// Monitor is a socket joined to the RDMA_NL_GROUP_NOTIFY group. Check
-// SysInfo.MonitorSupported first: older kernels accept the group but
-// never send anything.
-type Monitor struct {
-	f      *os.File
-	closed atomic.Bool
-}
-
-// DialMonitor joins the monitor group (as rdma monitor does).
-func DialMonitor() (*Monitor, error) { return dialGroups(NetlinkRDMA, 1<<(GroupNotify-1)) }
-
-func dialGroups(proto int, groups uint32) (*Monitor, error) {
-	// Non-blocking, so that the runtime poller waits and Close wakes a
-	// pending Receive.
-	fd, err := nlsock.Socket(proto, groups)
-	if err != nil {
-		return nil, socketError(err)
-	}
-	return &Monitor{f: os.NewFile(uintptr(fd), "rdma-netlink-monitor")}, nil
-}
-
-// Receive waits for the next buffer of monitor messages (decode it with
-// ParseMonitor). After Close it returns an error matching os.ErrClosed.
-func (m *Monitor) Receive() ([]byte, error) {
-	rc, err := m.f.SyscallConn()
-	if err != nil {
-		return nil, m.closedErr(err)
-	}
-	var buf []byte
-	var rerr error
-	err = rc.Read(func(fd uintptr) bool {
-		buf, rerr = nlsock.ReadDatagram(int(fd))
-		return rerr != unix.EAGAIN
-	})
-	if err != nil {
-		return nil, m.closedErr(err)
-	}
-	return buf, rerr
-}
-
-func (m *Monitor) closedErr(err error) error {
-	if m.closed.Load() {
-		return fmt.Errorf("rdma netlink monitor: %w", os.ErrClosed)
-	}
-	return fmt.Errorf("rdma netlink monitor: %w", err)
-}
-
-// Close leaves the group and wakes a pending Receive.
-func (m *Monitor) Close() error {
-	m.closed.Store(true)
-	return m.f.Close()
 }

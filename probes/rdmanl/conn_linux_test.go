@@ -14,7 +14,6 @@ import (
 
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
-	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
 // ibCoreLoaded reports whether the kernel has RDMA netlink (ib_core).
@@ -51,9 +50,6 @@ func TestDialThisHost(t *testing.T) {
 		t.Errorf("status %+v", st)
 	}
 	t.Logf("status on this host: %+v", st)
-	if _, err := DialMonitor(); !errors.Is(err, probes.ErrNotSupported) {
-		t.Errorf("DialMonitor: %v", err)
-	}
 }
 
 // Execute's send/receive loop on a real netlink socket. With no RDMA
@@ -167,63 +163,5 @@ func TestExecuteContextCancel(t *testing.T) {
 	ne.PutUint16(dump[6:], dumpFlags)
 	if r, err := c.ExecuteContext(context.Background(), dump); err != nil || len(r) == 0 {
 		t.Errorf("after a cancelled request: %d buffers, %v", len(r), err)
-	}
-}
-
-// Monitor's receive loop on a real multicast socket (NETLINK_ROUTE link
-// group, since there is no RDMA netlink here): Close wakes a pending
-// Receive.
-func TestMonitorCloseWakesReceive(t *testing.T) {
-	m, err := dialGroups(unix.NETLINK_ROUTE, unix.RTMGRP_LINK)
-	if err != nil {
-		t.Skipf("no NETLINK_ROUTE socket: %v", err)
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, err := m.Receive()
-		done <- err
-	}()
-	if err := m.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; !errors.Is(err, os.ErrClosed) {
-		t.Errorf("Receive after Close: %v", err)
-	}
-}
-
-// Receive returns whole datagrams: a monitor message sent to the socket
-// (user-to-user unicast, NETLINK_ROUTE, root only) comes back intact and
-// parses.
-func TestMonitorReceive(t *testing.T) {
-	m, err := dialGroups(unix.NETLINK_ROUTE, 0)
-	if err != nil {
-		t.Skipf("no NETLINK_ROUTE socket: %v", err)
-	}
-	defer m.Close()
-	rc, _ := m.f.SyscallConn()
-	var sa unix.Sockaddr
-	rc.Control(func(fd uintptr) { sa, err = unix.Getsockname(int(fd)) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid := sa.(*unix.SockaddrNetlink).Pid
-	sender, err := nlsock.Socket(unix.NETLINK_ROUTE, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(sender)
-	ev := msg(MsgType(CmdMonitor), 0, tlv(attrEventType, []byte{byte(EventNetdevAttach)}),
-		tlv(attrDevIndex, u32b(0)), tlv(attrDevName, strb("rxe0")), tlv(attrPortIndex, u32b(1)),
-		tlv(attrNdevIndex, u32b(3)), tlv(attrNdevName, strb("veth0")))
-	if err := unix.Sendto(sender, ev, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK, Pid: pid}); err != nil {
-		t.Skipf("user-to-user netlink unicast refused here: %v", err)
-	}
-	buf, err := m.Receive()
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := ParseMonitor(buf)
-	if err != nil || len(evs) != 1 || evs[0].String() != "[NETDEV_ATTACH] dev 0 rxe0 port 1 netdev 3 veth0" {
-		t.Errorf("received %v %v", evs, err)
 	}
 }

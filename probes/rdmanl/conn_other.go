@@ -31,17 +31,3 @@ func (*LinuxConn) ExecuteContext(context.Context, []byte) ([][]byte, error) {
 
 // Close does nothing.
 func (*LinuxConn) Close() error { return nil }
-
-// Monitor exists only on Linux.
-type Monitor struct{}
-
-// DialMonitor reports that RDMA netlink is Linux-only.
-func DialMonitor() (*Monitor, error) {
-	return nil, fmt.Errorf("%w: RDMA netlink is Linux-only", probes.ErrNotSupported)
-}
-
-// Receive is never reached: DialMonitor fails.
-func (*Monitor) Receive() ([]byte, error) { return nil, probes.ErrNotSupported }
-
-// Close does nothing.
-func (*Monitor) Close() error { return nil }

@@ -15,14 +15,10 @@ const (
 	CmdResQPGet     = 10
 	CmdStatGet      = 17
 	CmdStatGetState = 24
-	CmdMonitor      = 28
 )
 
 // MsgType is the nlmsg_type of an nldev command.
 func MsgType(cmd uint16) uint16 { return nldevClient<<10 + cmd }
-
-// GroupNotify is RDMA_NL_GROUP_NOTIFY, the monitor multicast group.
-const GroupNotify = 4
 
 // Attributes (enum rdma_nldev_attr) this package reads or writes.
 const (
@@ -68,6 +64,5 @@ const (
 	attrDevType         = 99
 	attrParentName      = 100
 	attrNameAssignType  = 101
-	attrEventType       = 102
 	attrSysMonitorMode  = 103
 )

@@ -1,17 +1,18 @@
 // Package rdmanl is a pure-Go client for the kernel's RDMA netlink
 // interface (NETLINK_RDMA, the "nldev" commands that iproute2's rdma tool
 // speaks): RDMA devices, ports and their netdevs, the per-device QP
-// resource dump, per-port hardware counters (STAT_GET) and the monitor
-// multicast group.
+// resource dump, per-port hardware counters (STAT_GET) and the subsystem's
+// settings (SYS_GET).
 //
 // The package is split the way every rdmatop source is:
 //
 //   - request encoders (request.go) are pure functions returning the exact
 //     bytes iproute2's rdma sends, with nlmsg_seq and nlmsg_pid left 0 for
 //     the connection to stamp;
-//   - reply parsers (device.go, port.go, qp.go, stat.go, sys.go,
-//     monitor.go) are pure functions over the raw receive buffers, so a
-//     recorded tick replays through the same code as a live host;
+//   - reply parsers (device.go, port.go, qp.go, stat.go, sys.go) are pure
+//     functions over the raw receive buffers, read once by
+//     nlmsg.ReadReply, so a recorded tick replays through the same code as
+//     a live host;
 //   - Conn is the narrow OS boundary: one request in, the raw reply
 //     buffers out. Dial (conn_linux.go) opens the NETLINK_RDMA socket;
 //     Replay and Recorder (conn.go) replay and capture exchanges. All

@@ -95,30 +95,6 @@ var nodeTypeNames = []string{"unknown", "ca", "switch", "router", "rnic",
 // String is iproute2's spelling ("ca", "rnic", ...).
 func (n NodeType) String() string { return name(nodeTypeNames, int(n)) }
 
-// EventType is enum rdma_nl_notify_event_type (monitor EVENT_TYPE).
-type EventType uint8
-
-// Monitor event types.
-const (
-	EventRegister     EventType = 0
-	EventUnregister   EventType = 1
-	EventNetdevAttach EventType = 2
-	EventNetdevDetach EventType = 3
-	EventRename       EventType = 4
-	EventNetdevRename EventType = 5
-)
-
-var eventTypeNames = []string{"REGISTER", "UNREGISTER", "NETDEV_ATTACH",
-	"NETDEV_DETACH", "RENAME", "NETDEV_RENAME"}
-
-// String is the name rdma monitor prints, without brackets.
-func (e EventType) String() string {
-	if int(e) < len(eventTypeNames) {
-		return eventTypeNames[e]
-	}
-	return fmt.Sprintf("UNKNOWN 0x%02x", uint8(e))
-}
-
 func name(names []string, i int) string {
 	if i >= 0 && i < len(names) {
 		return names[i]

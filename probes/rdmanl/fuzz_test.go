@@ -21,7 +21,6 @@ func FuzzParse(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(nlerr(1, nlmsg.FlagCapped|nlmsg.FlagAckTLVs, tlv(nlmsg.ErrAttrMsg, strb("x"))))
-	f.Add(msg(MsgType(CmdMonitor), 0, tlv(attrEventType, []byte{2}), tlv(attrDevName, strb("rxe0"))))
 	f.Add(fixture(f, "netlink", "res_show_qp", "rdma-output.json"))
 	f.Add(msg(nlmsg.TypeDone, nlmsg.FlagMulti|nlmsg.FlagAckTLVs, negErrno(22), tlv(nlmsg.ErrAttrMsg, strb("y"))))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -39,11 +38,6 @@ func FuzzParse(f *testing.F) {
 				for _, q := range qps {
 					_ = q.Type.String() + q.State.String() + q.PathMig.String() + q.Owner()
 				}
-			}
-		}
-		if evs, err := ParseMonitor(b); err == nil {
-			for _, e := range evs {
-				_ = e.String()
 			}
 		}
 		_, _ = nlmsg.Split(b)

@@ -1,62 +1,10 @@
 package rdmanl
 
 import (
-	"bytes"
 	"testing"
 
 	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
-
-// Monitor messages as the reference lays them out (rdma-netlink.md (d)):
-// type 0x1400+28, seq 0, EVENT_TYPE always, other attributes per event.
-// No capture exists (the lab kernel, 6.1, predates the monitor).
-func TestParseMonitor(t *testing.T) {
-	typ := MsgType(CmdMonitor)
-	if typ != 5148 {
-		t.Fatalf("monitor type %d", typ)
-	}
-	ev := func(e EventType, attrs ...[]byte) []byte {
-		return msg(typ, 0, append([][]byte{tlv(attrEventType, []byte{byte(e)})}, attrs...)...)
-	}
-	dev := [][]byte{tlv(attrDevIndex, u32b(2)), tlv(attrDevName, strb("mlx5_0"))}
-	buf := bytes.Join([][]byte{
-		ev(EventRegister, dev...),
-		ev(EventUnregister, dev...),
-		ev(EventNetdevAttach, append(dev, tlv(attrPortIndex, u32b(1)), tlv(attrNdevIndex, u32b(5)), tlv(attrNdevName, strb("eth2")))...),
-		ev(EventNetdevDetach, append(dev, tlv(attrPortIndex, u32b(1)))...),
-		ev(EventRename, tlv(attrDevIndex, u32b(2)), tlv(attrDevName, strb("roce0"))),
-		ev(EventNetdevRename, tlv(attrNdevIndex, u32b(5)), tlv(attrNdevName, strb("ens1f0"))),
-		msg(MsgType(CmdGet), 0, tlv(attrDevIndex, u32b(9))), // not a monitor message
-		ev(9, tlv(777, u32b(1))), // an event type from a newer kernel
-	}, nil)
-	got, err := ParseMonitor(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"[REGISTER] dev 2 mlx5_0",
-		"[UNREGISTER] dev 2 mlx5_0",
-		"[NETDEV_ATTACH] dev 2 mlx5_0 port 1 netdev 5 eth2",
-		"[NETDEV_DETACH] dev 2 mlx5_0 port 1",
-		"[RENAME] dev 2 roce0",
-		"[NETDEV_RENAME] netdev 5 ens1f0",
-		"[UNKNOWN 0x09]",
-	}
-	if len(got) != len(want) {
-		t.Fatalf("%d events: %v", len(got), got)
-	}
-	for i := range want {
-		if got[i].String() != want[i] {
-			t.Errorf("event %d: %q, want %q", i, got[i], want[i])
-		}
-	}
-	if got[2].Netdev != "eth2" || got[2].NetdevIndex != 5 || got[2].Port != 1 || got[5].HasDev {
-		t.Errorf("fields: %+v %+v", got[2], got[5])
-	}
-	if _, err := ParseMonitor(msg(typ, 0, tlv(attrDevIndex, u32b(1)))); err == nil {
-		t.Error("monitor message without EVENT_TYPE accepted")
-	}
-}
 
 func TestParseSys(t *testing.T) {
 	reply := [][]byte{

@@ -44,7 +44,6 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 var cmdNames = map[uint16]string{
 	CmdGet: "GET", CmdPortGet: "PORT_GET", CmdSysGet: "SYS_GET", CmdResGet: "RES_GET",
 	CmdResQPGet: "RES_QP_GET", CmdStatGet: "STAT_GET", CmdStatGetState: "STAT_GET_STATUS",
-	CmdMonitor: "MONITOR",
 }
 
 func cmdName(cmd uint16) string {

@@ -67,7 +67,7 @@ func TestRequestLayouts(t *testing.T) {
 			t.Errorf("%s:\n got  %s\n want %s", c.name, got, c.want)
 		}
 	}
-	for cmd, want := range map[uint16]uint16{CmdGet: 5121, CmdResQPGet: 5130, CmdStatGet: 5137, CmdMonitor: 5148} {
+	for cmd, want := range map[uint16]uint16{CmdGet: 5121, CmdResQPGet: 5130, CmdStatGet: 5137} {
 		if got := MsgType(cmd); got != want {
 			t.Errorf("MsgType(%d) = %d, want %d", cmd, got, want)
 		}
