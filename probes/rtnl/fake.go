@@ -28,19 +28,6 @@ func (f *Fake) Link(name string) (Link, error) {
 	return Link{}, fmt.Errorf("rtnl link %s: %w", name, ErrNoDevice)
 }
 
-// LinkByIndex returns the link with that ifindex.
-func (f *Fake) LinkByIndex(index int) (Link, error) {
-	if f.Err != nil {
-		return Link{}, f.Err
-	}
-	for _, l := range f.All {
-		if l.Index == index {
-			return clone(l), nil
-		}
-	}
-	return Link{}, fmt.Errorf("rtnl link with ifindex %d: %w", index, ErrNoDevice)
-}
-
 // Links returns every link, in ifindex order.
 func (f *Fake) Links() ([]Link, error) {
 	if f.Err != nil {

@@ -83,14 +83,6 @@ func (k *Kernel) LinkContext(ctx context.Context, name string) (Link, error) {
 	return k.one(ctx, req, fmt.Sprintf("rtnl link %s", name))
 }
 
-// LinkByIndex is RTM_GETLINK by ifindex, plus the speed when the link is up.
-func (k *Kernel) LinkByIndex(index int) (Link, error) {
-	if err := checkIndex(index); err != nil {
-		return Link{}, err
-	}
-	return k.one(context.Background(), k.request(index, 0), fmt.Sprintf("rtnl link with ifindex %d", index))
-}
-
 // Links is an RTM_GETLINK dump, retried when a concurrent change
 // interrupts it.
 func (k *Kernel) Links() ([]Link, error) {

@@ -28,8 +28,5 @@ func (k *Kernel) Link(string) (Link, error) { return Link{}, errNoRtnl }
 // LinkContext fails with probes.ErrNotSupported.
 func (k *Kernel) LinkContext(context.Context, string) (Link, error) { return Link{}, errNoRtnl }
 
-// LinkByIndex fails with probes.ErrNotSupported.
-func (k *Kernel) LinkByIndex(int) (Link, error) { return Link{}, errNoRtnl }
-
 // Links fails with probes.ErrNotSupported.
 func (k *Kernel) Links() ([]Link, error) { return nil, errNoRtnl }

@@ -12,9 +12,6 @@ import (
 type OS interface {
 	// Link is the link called name (or with that alternative name).
 	Link(name string) (Link, error)
-	// LinkByIndex is the link with that ifindex: a Link's MasterIndex or
-	// ParentIndex resolved (the bond under a RoCE LAG, a VLAN's lower device).
-	LinkByIndex(index int) (Link, error)
 	// Links is every link of the namespace, in ifindex order.
 	Links() ([]Link, error)
 }
@@ -62,13 +59,6 @@ func checkName(name string) error {
 		if c := name[i]; c <= ' ' || c == '/' || c == ':' || c == 0x7f {
 			return fmt.Errorf("rtnl: invalid interface name %q", name)
 		}
-	}
-	return nil
-}
-
-func checkIndex(index int) error {
-	if index <= 0 || index > 1<<31-1 {
-		return fmt.Errorf("rtnl: ifindex %d: must be positive", index)
 	}
 	return nil
 }
