@@ -13,10 +13,6 @@ import (
 // complete frame), up to the largest jumbo frame and GSO aggregate.
 const DefaultSnapLen = 262144
 
-// RoCEFilter returns the classic BPF program rdmatop attaches to its capture
-// socket, keeping whole frames (DefaultSnapLen). See RoCEFilterSnap.
-func RoCEFilter() ([]bpf.RawInstruction, error) { return RoCEFilterSnap(DefaultSnapLen) }
-
 // RoCEFilterSnap returns a classic BPF program over Ethernet frames that
 // accepts, with up to two VLAN tags (802.1Q 0x8100 or 802.1ad 0x88a8, in
 // any order):

@@ -290,7 +290,7 @@ func TestBPFSnapLen(t *testing.T) {
 			t.Errorf("RoCEFilterSnap(%d): no error", bad)
 		}
 	}
-	raw, err := RoCEFilter()
+	raw, err := RoCEFilterSnap(DefaultSnapLen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@
 // the project's reference (rdma-netlink.md §g).
 //
 // Reading is split in two so that a recording replays through the same
-// code: Read asks a Querier (the Linux netlink one, or a Fake) for the raw
+// code: ReadContext asks a Querier (the Linux netlink one, or a Fake) for the raw
 // replies and returns them as a Raw value (JSON-serializable: reply bytes
 // and errnos); Decode turns a Raw into a Config. Netlink messages are in
 // host byte order; a Raw recorded on a little-endian host (every RoCE host

@@ -73,7 +73,7 @@ func openNetlink(t *testing.T) *Netlink {
 // TestKernelLoopback asks the running kernel about "lo", which has no DCB
 // ops: the kernel answers EOPNOTSUPP and that must read as not supported.
 func TestKernelLoopback(t *testing.T) {
-	_, raw, err := Probe(openNetlink(t), "lo")
+	_, raw, err := ProbeContext(context.Background(), openNetlink(t), "lo")
 	if !errors.Is(err, probes.ErrNotSupported) {
 		t.Fatalf("lo: %v (raw %+v)", err, raw)
 	}
@@ -89,7 +89,7 @@ func TestKernelLoopback(t *testing.T) {
 }
 
 func TestKernelMissingInterface(t *testing.T) {
-	_, _, err := Probe(openNetlink(t), "rdmatop-nope0")
+	_, _, err := ProbeContext(context.Background(), openNetlink(t), "rdmatop-nope0")
 	if !errors.Is(err, ErrNoSuchInterface) || !strings.Contains(err.Error(), "rdmatop-nope0: no such network interface") {
 		t.Fatalf("got %v", err)
 	}
@@ -108,7 +108,7 @@ func TestKernelVeth(t *testing.T) {
 		var err error
 		ns.Do(t, func() error {
 			n := openNetlink(t) // in the namespace: its socket queries there
-			_, _, err = Probe(n, ifname)
+			_, _, err = ProbeContext(context.Background(), n, ifname)
 			return nil
 		})
 		switch ifname {

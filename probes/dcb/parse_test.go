@@ -2,6 +2,7 @@ package dcb
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -123,7 +124,7 @@ func TestGolden(t *testing.T) {
 		{Cmd: CmdGetDCBX, Payload: encodeU8Reply(CmdGetDCBX, attrDCBX, c.DCBX.Mode)},
 		{Cmd: CmdGetState, Payload: encodeU8Reply(CmdGetState, attrState, 1)},
 	}}}
-	got, raw, err := Probe(f, c.Ifname)
+	got, raw, err := ProbeContext(context.Background(), f, c.Ifname)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestDecodeErrnos(t *testing.T) {
 		{syscall.EPERM, probes.StatePermissionDenied, os.ErrPermission, "needs CAP_NET_ADMIN"},
 		{syscall.EINVAL, probes.StateFailed, syscall.EINVAL, "invalid argument"},
 	} {
-		raw, err := Read(Fake{"eth0": {Replies: []Reply{{Cmd: CmdIEEEGet, Errno: int(c.errno)}}}}, "eth0")
+		raw, err := ReadContext(context.Background(), Fake{"eth0": {Replies: []Reply{{Cmd: CmdIEEEGet, Errno: int(c.errno)}}}}, "eth0")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,14 +188,14 @@ func TestDecodeErrnos(t *testing.T) {
 	}
 	// A driver with IEEE ops but neither getdcbx nor getstate.
 	c := Config{Ifname: "eth1", Apps: []App{}, Trust: Trust{Mode: "pcp", Source: TrustFromNoDSCPApps}, DSCPMap: []DSCPPrio{}}
-	got, _, err := Probe(Fake{"eth1": {Replies: []Reply{{Cmd: CmdIEEEGet, Payload: encodeIEEE(c)}}}}, "eth1")
+	got, _, err := ProbeContext(context.Background(), Fake{"eth1": {Replies: []Reply{{Cmd: CmdIEEEGet, Payload: encodeIEEE(c)}}}}, "eth1")
 	if err != nil || !reflect.DeepEqual(got, c) {
 		t.Errorf("no DCBX/state ops: %v %+v", err, got)
 	}
 	if _, err := Decode(Raw{Ifname: "x"}); err == nil {
 		t.Error("Decode without an IEEE reply: no error")
 	}
-	if _, _, err := Probe(Fake{}, "nope"); !errors.Is(err, ErrNoSuchInterface) {
+	if _, _, err := ProbeContext(context.Background(), Fake{}, "nope"); !errors.Is(err, ErrNoSuchInterface) {
 		t.Errorf("unknown netdev in Fake: %v", err)
 	}
 }
@@ -206,7 +207,7 @@ func (brokenQuerier) Query(string, Command) ([]byte, error) {
 }
 
 func TestReadTransportError(t *testing.T) {
-	if _, err := Read(brokenQuerier{}, "eth0"); err == nil || !strings.Contains(err.Error(), "too many open files") {
+	if _, err := ReadContext(context.Background(), brokenQuerier{}, "eth0"); err == nil || !strings.Contains(err.Error(), "too many open files") {
 		t.Errorf("got %v", err)
 	}
 }

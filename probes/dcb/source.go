@@ -53,23 +53,18 @@ type Raw struct {
 // ErrNoSuchInterface is wrapped when the netdev does not exist (ENODEV).
 var ErrNoSuchInterface = errors.New("no such network interface")
 
-// commands is what Read asks, in order. IEEE_GET carries almost
+// commands is what ReadContext asks, in order. IEEE_GET carries almost
 // everything; GDCBX and GSTATE are cheap and fill DCBX mode and CEE state
 // for drivers whose IEEE reply lacks them.
 var commands = []Command{CmdIEEEGet, CmdGetDCBX, CmdGetState}
 
-// Read asks q for ifname's DCB configuration and returns the raw replies.
-// Kernel errors are recorded as errnos, not returned: Decode interprets
-// them, so a replay reproduces them. An error that is not a kernel errno
-// (no netlink socket, a malformed netlink exchange) is returned. If the
-// IEEE query fails the others are not sent (the kernel refuses them all
-// for the same reasons: no such netdev, no DCB ops).
-func Read(q Querier, ifname string) (Raw, error) {
-	return ReadContext(context.Background(), q, ifname)
-}
-
-// ReadContext is Read, abandoned when ctx ends: the error then wraps
-// ctx.Err().
+// ReadContext asks q for ifname's DCB configuration and returns the raw
+// replies. Kernel errors are recorded as errnos, not returned: Decode
+// interprets them, so a replay reproduces them. An error that is not a
+// kernel errno (no netlink socket, a malformed netlink exchange) is
+// returned. If the IEEE query fails the others are not sent (the kernel
+// refuses them all for the same reasons: no such netdev, no DCB ops).
+// It is abandoned when ctx ends: the error then wraps ctx.Err().
 func ReadContext(ctx context.Context, q Querier, ifname string) (Raw, error) {
 	raw := Raw{Ifname: ifname}
 	for _, cmd := range commands {
@@ -141,12 +136,8 @@ func Decode(raw Raw) (Config, error) {
 	return c, nil
 }
 
-// Probe reads and decodes in one step, returning the raw replies too.
-func Probe(q Querier, ifname string) (Config, Raw, error) {
-	return ProbeContext(context.Background(), q, ifname)
-}
-
-// ProbeContext is Probe, abandoned when ctx ends.
+// ProbeContext reads and decodes in one step, returning the raw replies
+// too; it is abandoned when ctx ends.
 func ProbeContext(ctx context.Context, q Querier, ifname string) (Config, Raw, error) {
 	raw, err := ReadContext(ctx, q, ifname)
 	if err != nil {

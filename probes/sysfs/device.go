@@ -85,12 +85,8 @@ func DeviceNames(fsys fs.FS) ([]string, error) {
 	return names, nil
 }
 
-// ReadDevice reads one device with all its ports. It fails with ErrGone
+// readDevice reads one device with all its ports. It fails with ErrGone
 // when the device is not there.
-func ReadDevice(fsys fs.FS, name string) (Device, error) {
-	return readDevice(newResolver(fsys), name)
-}
-
 func readDevice(r *resolver, name string) (Device, error) {
 	fsys := r.fsys
 	base := ibClass + "/" + name

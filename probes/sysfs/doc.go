@@ -13,7 +13,7 @@
 //     populated entry) and P_Keys.
 //   - ReadNetdev: a netdev's MTU, operstate, speed, address, type, carrier
 //     changes and parent device.
-//   - LinksFrom, ResolveNetdev, NetdevsOf: netdev ↔ (device, port), by the
+//   - LinksFrom: netdev ↔ (device, port), by the
 //     GID table's netdevs, rxe's parent file, the shared parent (PCI or
 //     auxiliary) device, and for IPoIB the port GUID in the address.
 //   - ReadCounters: every file in ports/N/counters and ports/N/hw_counters

@@ -15,9 +15,6 @@ import (
 // fs.ErrNotExist too.
 var ErrGone = errors.New("device or port no longer present")
 
-// ErrNoRDMA says no RDMA device port uses a netdev.
-var ErrNoRDMA = errors.New("no RDMA device port uses this netdev")
-
 type goneError struct{ what string }
 
 func (e *goneError) Error() string        { return e.what + ": " + ErrGone.Error() }

@@ -184,7 +184,7 @@ func TestFaultGoneDuringDiscovery(t *testing.T) {
 	if err != nil || len(devs) != 1 || devs[0].Name != "mlx5_0" {
 		t.Errorf("devices %v, %v", devs, err)
 	}
-	if _, err := ReadDevice(fstest.MapFS{}, "mlx5_9"); !errors.Is(err, ErrGone) {
-		t.Errorf("ReadDevice of nothing: %v", err)
+	if _, err := readDevice(newResolver(fstest.MapFS{}), "mlx5_9"); !errors.Is(err, ErrGone) {
+		t.Errorf("readDevice of nothing: %v", err)
 	}
 }

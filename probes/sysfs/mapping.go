@@ -2,9 +2,7 @@ package sysfs
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io/fs"
 	"sort"
 )
 
@@ -132,50 +130,4 @@ func portGUIDMatches(d *Device, p *Port, guid []byte) bool {
 		b[i] = byte(uint64(*d.NodeGUID) >> (56 - 8*i))
 	}
 	return bytes.Equal(b[:], guid)
-}
-
-// ResolveNetdev returns the RDMA port a netdev carries (-i eth0 →
-// mlx5_0/1): the most exact link, then the lowest device and port. A
-// netdev no port uses gives an error matching ErrNoRDMA.
-func ResolveNetdev(fsys fs.FS, netdev string) (PortRef, error) {
-	devs, err := Discover(fsys)
-	if err != nil {
-		return PortRef{}, err
-	}
-	nd, err := ReadNetdev(fsys, netdev)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return PortRef{}, err
-	}
-	var found *Link
-	for _, l := range LinksFrom(devs, []Netdev{nd}) {
-		if l.Netdev != netdev {
-			continue
-		}
-		if found == nil || methodRank[l.Via] < methodRank[found.Via] {
-			found = &l
-		}
-	}
-	if found == nil {
-		return PortRef{}, fmt.Errorf("%s: %w", netdev, ErrNoRDMA)
-	}
-	return found.PortRef, nil
-}
-
-// NetdevsOf returns the netdevs tied to a port (mlx5_0/1 → eth0), sorted.
-func NetdevsOf(fsys fs.FS, dev string, port int) ([]string, error) {
-	devs, err := Discover(fsys)
-	if err != nil {
-		return nil, err
-	}
-	nds, err := ReadNetdevs(fsys, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, l := range LinksFrom(devs, nds) {
-		if l.Device == dev && l.Port == port {
-			out = append(out, l.Netdev)
-		}
-	}
-	return out, nil
 }

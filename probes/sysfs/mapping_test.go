@@ -75,20 +75,24 @@ func TestMapping(t *testing.T) {
 		{rxeTar(t, "sysfs-idle.tar.gz"), "veth1", PortRef{"rxe1", 1}},
 	}
 	for _, c := range cases {
-		got, err := ResolveNetdev(c.fsys, c.netdev)
-		if err != nil || got != c.want {
-			t.Errorf("ResolveNetdev(%s) = %v, %v; want %v", c.netdev, got, err, c.want)
+		var ports []PortRef
+		var back []string
+		for _, l := range LinksFrom(discoverAll(t, c.fsys)) {
+			if l.Netdev == c.netdev {
+				ports = append(ports, l.PortRef)
+			}
+			if l.PortRef == c.want {
+				back = append(back, l.Netdev)
+			}
 		}
-		back, err := NetdevsOf(c.fsys, c.want.Device, c.want.Port)
-		if err != nil || !reflect.DeepEqual(back, []string{c.netdev}) {
-			t.Errorf("NetdevsOf(%v) = %v, %v; want [%s]", c.want, back, err, c.netdev)
+		if !reflect.DeepEqual(ports, []PortRef{c.want}) || !reflect.DeepEqual(back, []string{c.netdev}) {
+			t.Errorf("%s links to %v, want %v; %v links to %v", c.netdev, ports, c.want, c.want, back)
 		}
 	}
-	if _, err := ResolveNetdev(fixture("mlx5-roce-cx6dx-t0"), "lo"); !errors.Is(err, ErrNoRDMA) {
-		t.Errorf("lo: %v", err)
-	}
-	if got, err := NetdevsOf(fixture("mlx5-roce-cx6dx-t0"), "mlx5_0", 2); err != nil || len(got) != 0 {
-		t.Errorf("no port 2: %v %v", got, err)
+	for _, l := range LinksFrom(discoverAll(t, fixture("mlx5-roce-cx6dx-t0"))) {
+		if l.Netdev == "lo" || l.PortRef == (PortRef{"mlx5_0", 2}) {
+			t.Errorf("link %+v: lo carries no RDMA port, mlx5_0 has no port 2", l)
+		}
 	}
 }
 
