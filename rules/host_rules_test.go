@@ -1085,7 +1085,7 @@ func TestHostRulesForDelaysFiring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := bundle.NewWriter(f, bundle.Header{Created: hrT0, Tool: "rdmatop test"}, true)
+	w, err := bundle.NewPcapngWriter(f, bundle.Header{Created: hrT0, Tool: "rdmatop test"}, bundle.PcapngOptions{Gzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,9 +24,7 @@ func hungRecording(t *testing.T, src string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := r.Header
-	h.Version = 1
-	bw, err := bundle.NewWriter(w, h, false)
+	bw, err := bundle.NewPcapngWriter(w, r.Header, bundle.PcapngOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

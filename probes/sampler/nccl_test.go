@@ -38,7 +38,7 @@ func TestNCCLLogFollowedRecordedReplayed(t *testing.T) {
 	defer fl.Close()
 	rec := NewRecorder(Sources{NCCL: fl, Label: "fixture"}, Options{})
 	var buf bytes.Buffer
-	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
+	w, err := bundle.NewPcapngWriter(&buf, bundle.Header{Interval: "1s"}, bundle.PcapngOptions{Gzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}

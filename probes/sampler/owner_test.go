@@ -101,7 +101,7 @@ func TestQPOwnersDownToPod(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
+	w, err := bundle.NewPcapngWriter(&buf, bundle.Header{Interval: "1s"}, bundle.PcapngOptions{Gzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}

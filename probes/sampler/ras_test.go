@@ -35,7 +35,7 @@ func TestRASAnswersAndEvents(t *testing.T) {
 	fake := &ncclras.Fake{Status: &unresponsive}
 	rec := NewRecorder(Sources{RAS: fake, Label: "fixture"}, Options{})
 	var buf bytes.Buffer
-	w, _ := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
+	w, _ := bundle.NewPcapngWriter(&buf, bundle.Header{Interval: "1s"}, bundle.PcapngOptions{Gzip: true})
 	t0 := time.Date(2025, 12, 19, 13, 7, 0, 0, time.UTC)
 	steps := []struct {
 		status *probes.NCCLRAS

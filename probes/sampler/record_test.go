@@ -24,7 +24,7 @@ func TestRecordReplayIsFaithful(t *testing.T) {
 	rec := NewRecorder(Sources{FS: os.DirFS(fixtures + "sysfs/mlx5-roce-cx6dx-t0"), Ethtool: ethtoolFixture(t, "mlx5_cx6dx_eth0_roce_pfc3_t0.txt"),
 		ProcRoot: fixtures + "procinfo", Label: "fixture"}, Options{})
 	var buf bytes.Buffer
-	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "60s"}, true)
+	w, err := bundle.NewPcapngWriter(&buf, bundle.Header{Interval: "60s"}, bundle.PcapngOptions{Gzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestRecordReplayKeepsAddressChanges(t *testing.T) {
 	addrs := &rtnl.FakeAddrs{}
 	rec := NewRecorder(Sources{FS: fsys, Addrs: addrs, Label: "fixture"}, Options{})
 	var buf bytes.Buffer
-	w, err := bundle.NewWriter(&buf, bundle.Header{Interval: "1s"}, true)
+	w, err := bundle.NewPcapngWriter(&buf, bundle.Header{Interval: "1s"}, bundle.PcapngOptions{Gzip: true})
 	if err != nil {
 		t.Fatal(err)
 	}
