@@ -5,6 +5,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -50,6 +51,10 @@ type Frame struct {
 	// wire (permission_denied naming CAP_NET_RAW, failed, not_supported).
 	// It is also one of the Snapshot's statuses when there is host data.
 	WireStatus *probes.Status `json:"wire_status,omitempty"`
+	// QoS is the host's QoS settings per priority beside the classes the
+	// captured traffic rides (qos.TableOf of Snapshot and Wire), built once
+	// here for whoever shows it.
+	QoS qos.Table `json:"qos"`
 	// Packets are the capture's most recent decoded packets, oldest first,
 	// all flows mixed (PacketLine.FlowID says whose); nil without them.
 	Packets  []capture.PacketLine `json:"packets,omitempty"`

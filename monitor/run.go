@@ -9,6 +9,7 @@ import (
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -107,6 +108,7 @@ func (r *Run) emit(f Frame, yield func(Frame, error) bool) error {
 	if f.WireStatus != nil && f.Snapshot != nil {
 		f.Snapshot.Status = append(f.Snapshot.Status, *f.WireStatus)
 	}
+	f.QoS = qos.TableOf(configOf(f.Snapshot), f.Wire)
 	var host []probes.Event
 	if f.Snapshot != nil {
 		host = f.Snapshot.Events
@@ -275,3 +277,11 @@ func (r *Run) Close() error {
 // Tape returns the run's tape (nil live): a front end asks it for what it
 // knows of the file (a recording's header).
 func (r *Run) Tape() Tape { return r.cfg.Tape }
+
+// configOf is s's configuration, nil without a snapshot.
+func configOf(s *probes.Snapshot) *probes.Config {
+	if s == nil {
+		return nil
+	}
+	return &s.Config
+}

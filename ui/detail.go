@@ -6,10 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
-	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -85,7 +83,7 @@ func objects(o map[string]string) string {
 func configLines(f *monitor.Frame) []string {
 	s := f.Snapshot
 	if s == nil {
-		return append([]string{"no host configuration in this run (a capture alone has none)", ""}, qosLines(nil, f.Wire)...)
+		return append([]string{"no host configuration in this run (a capture alone has none)", ""}, qosLines(f.QoS)...)
 	}
 	var l []string
 	// Verdicts: what the configuration rules say about this host.
@@ -133,7 +131,7 @@ func configLines(f *monitor.Frame) []string {
 			fit(termtext.Sanitize(g.GID), 40)+" "+fit(termtext.Sanitize(g.Type), 11)+" "+termtext.Sanitize(g.Netdev))
 	}
 	l = append(l, "")
-	l = append(l, qosLines(&s.Config, f.Wire)...)
+	l = append(l, qosLines(f.QoS)...)
 	l = append(l, "", "ECN / DCQCN")
 	if len(s.Config.ECN) == 0 {
 		l = append(l, "  unknown (no ecn/ or cc_params on this host)")
@@ -194,10 +192,9 @@ var configRules = map[string]bool{
 	"cnp-class-not-strict": true, "ecn-disabled-roce-prio": true,
 }
 
-// qosLines is the QoS table (qos.Table): the host's settings per
-// priority beside the classes the captured traffic rides.
-func qosLines(cfg *probes.Config, wire *capture.Summary) []string {
-	t := qos.TableOf(cfg, wire)
+// qosLines is the Frame's QoS table: the host's settings per priority
+// beside the classes the captured traffic rides.
+func qosLines(t qos.Table) []string {
 	if t.Empty() {
 		return []string{"QOS", "  unknown (no DCB or ECN settings, no captured traffic)"}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/sampler"
+	"github.com/rdmatop/rdmatop/qos"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -109,7 +110,7 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 		eng.IgnoreFor = true
 		res := eng.Evaluate(rules.Frame{Time: snap.Time, Snapshot: snap, Wire: wire})
 		fixFrame = monitor.Frame{Time: snap.Time, Mode: monitor.ModeLive, Seq: 1, Snapshot: snap, Wire: wire,
-			Packets: an.Tracker().Recent(0, 4096), Findings: res.Findings, Rules: res.Rules}
+			QoS: qos.TableOf(&snap.Config, wire), Packets: an.Tracker().Recent(0, 4096), Findings: res.Findings, Rules: res.Rules}
 	})
 	if fixErr != nil {
 		t.Fatal(fixErr)
