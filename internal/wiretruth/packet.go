@@ -136,7 +136,10 @@ func parse(b []byte) (Packet, bool) {
 	copy(norm, l3)
 	switch et {
 	case layers.EthernetTypeIPv4:
-		if len(l3) < 20 || l3[0]>>4 != 4 || l3[9] != uint8(layers.IPProtocolUDP) {
+		// The EtherType says IPv4; the version nibble is not checked: a
+		// packet corrupted there is still the sender's, with an ICRC
+		// that fails (the analyser decodes it as such).
+		if len(l3) < 20 || l3[9] != uint8(layers.IPProtocolUDP) {
 			return p, false
 		}
 		ihl := int(l3[0]&0x0f) * 4

@@ -578,3 +578,27 @@ func TestUnclearCopiesAndImmediateResends(t *testing.T) {
 		}
 	}
 }
+
+// A packet damaged in its IPv4 version nibble before the first capture
+// (netem corrupts any bit, s23-46) is still the sender's packet, with an
+// ICRC that fails at both points: corrupted before the first point, as
+// the analyser sees it.
+func TestCorruptedIPVersionBeforeTheCapture(t *testing.T) {
+	w := &wire{t: t}
+	for psn := range uint32(4) {
+		b := w.send(psn)
+		if psn == 1 {
+			b = append([]byte(nil), b...)
+			b[14] ^= 0x80 // version 4 -> 12
+			w.up[len(w.up)-1] = w.pkt(b, w.up[len(w.up)-1].TS)
+		}
+		w.deliver(b, 0)
+	}
+	tr, err := Analyze("a", w.up, "b", w.dn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Flows) != 1 || tr.Flows[0].CorruptedBefore != 1 {
+		t.Fatalf("flows %+v, want one with a packet corrupted before the first point", tr.Flows)
+	}
+}
