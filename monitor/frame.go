@@ -54,7 +54,7 @@ type Frame struct {
 	// QoS is the host's QoS settings per priority beside the classes the
 	// captured traffic rides (qos.TableOf of Snapshot and Wire), built once
 	// here for whoever shows it.
-	QoS qos.Table `json:"qos"`
+	QoS qos.Table `json:"qos,omitzero"`
 	// Packets are the capture's most recent decoded packets, oldest first,
 	// all flows mixed (PacketLine.FlowID says whose); nil without them.
 	Packets  []capture.PacketLine `json:"packets,omitempty"`

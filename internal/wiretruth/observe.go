@@ -16,11 +16,7 @@ func (d *direction) observeUp(upPos []int, resent []bool) Observed {
 	var behind [2]behindLast
 	for _, pos := range upPos {
 		p := &d.up[d.upIdx[pos]]
-		c := 1
-		if isRequest(p.Opcode) {
-			c = 0
-		}
-		again := noIDs && behind[c].again(p.Content, p.TS)
+		again := noIDs && behind[d.streamOf(pos)].again(p.Content, p.TS)
 		if resent[pos] {
 			o.Resent++
 			if again {
@@ -41,14 +37,8 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	// overtaking a request is no reordering to anyone.
 	rank := make(map[int]int, len(upPos)) // upstream position -> rank in its stream
 	var streamLen [2]int
-	streamOf := func(pos int) int {
-		if isRequest(d.up[d.upIdx[pos]].Opcode) {
-			return 0
-		}
-		return 1
-	}
 	for _, pos := range upPos {
-		c := streamOf(pos)
+		c := d.streamOf(pos)
 		rank[pos] = streamLen[c]
 		streamLen[c]++
 	}
@@ -117,7 +107,7 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		if _, ok := firstSeen[key]; !ok {
 			firstSeen[key] = d.tsDown(dp)
 		}
-		again := noIDs && behind[streamOf(up)].again(key, d.tsDown(dp))
+		again := noIDs && behind[d.streamOf(up)].again(key, d.tsDown(dp))
 		if d.downFate[dp] == Duplicate {
 			o.Duplicates++
 			if again {
@@ -137,7 +127,7 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 			}
 		}
 		maxRankSeen = max(maxRankSeen, rankAt[up])
-		c, r := streamOf(up), rank[up]
+		c, r := d.streamOf(up), rank[up]
 		if noIDs {
 			cr := contentRank[key]
 			if firstSeen[key] == d.tsDown(dp) && sends[key] == 1 && cr < maxContentRank[c] {
@@ -262,7 +252,7 @@ type behindLast struct {
 
 // ackTimerFloor: a sender resends without a NAK when its ACK timer fires,
 // 4.096 µs × 2^timeout, at least 8 ms for any timeout a fabric uses (≥ 11)
-// (capture's ackTimerFloor).
+// (capture's nakHorizon argues the same floor).
 const ackTimerFloor = 8_000_000 // ns
 
 // again notes a packet of content key seen at ts and reports whether it
@@ -277,4 +267,13 @@ func (b *behindLast) again(key uint64, ts int64) bool {
 	is := b.seen && b.key == key && ts-b.ts >= 0 && ts-b.ts < ackTimerFloor
 	b.key, b.ts, b.seen = key, ts, true
 	return is
+}
+
+// streamOf is the PSN stream of the upstream packet at pos: 0 for its
+// sender's requests, 1 for its READ responses.
+func (d *direction) streamOf(pos int) int {
+	if isRequest(d.up[d.upIdx[pos]].Opcode) {
+		return 0
+	}
+	return 1
 }

@@ -57,12 +57,12 @@ func (n *Netlink) QueryContext(ctx context.Context, ifname string, cmd Command) 
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == rtmGetDCB })
+	payloads, err := nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == rtmGetDCB })
 	if err != nil {
 		return nil, err
 	}
-	if len(msgs) == 0 {
+	if len(payloads) == 0 {
 		return nil, fmt.Errorf("no RTM_GETDCB reply to %v", cmd)
 	}
-	return msgs[0].Payload, nil
+	return payloads[0], nil
 }

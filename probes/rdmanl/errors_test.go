@@ -115,10 +115,10 @@ func TestKernelErrors(t *testing.T) {
 		t.Error("overrun accepted")
 	}
 	// Replies without an end: incomplete.
-	if _, err = ParsePorts([][]byte{port}); !errors.Is(err, errIncomplete) {
+	if _, err = ParsePorts([][]byte{port}); !errors.Is(err, nlmsg.ErrIncomplete) {
 		t.Errorf("no end: %v", err)
 	}
-	if _, err = ParseQPs(nil); !errors.Is(err, errIncomplete) {
+	if _, err = ParseQPs(nil); !errors.Is(err, nlmsg.ErrIncomplete) {
 		t.Errorf("nothing: %v", err)
 	}
 	// Unknown errno text.

@@ -7,9 +7,6 @@ import (
 	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
-// errIncomplete: the replies stop before NLMSG_DONE or the acknowledgement.
-var errIncomplete = nlmsg.ErrIncomplete
-
 // replyPayloads reads the replies to one request (rdmatop asks for an
 // ACK with every one) and returns the payloads of the messages whose type
 // is nldev command cmd or one of also. The kernel's errno, and its
@@ -26,7 +23,7 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 		}
 		return false
 	}
-	msgs, err := nlmsg.ReadReply(replies, nlmsg.FlagAck, want)
+	payloads, err := nlmsg.ReadReply(replies, nlmsg.FlagAck, want)
 	var ke *nlmsg.KernelError
 	switch {
 	case errors.As(err, &ke):
@@ -34,11 +31,7 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 	case err != nil:
 		return nil, fmt.Errorf("rdma netlink %s: %w", cmdName(cmd), err)
 	}
-	out := make([][]byte, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Payload
-	}
-	return out, nil
+	return payloads, nil
 }
 
 var cmdNames = map[uint16]string{

@@ -137,15 +137,7 @@ func (k *Kernel) execute(ctx context.Context, req *nlmsg.Request, resType uint16
 	if err != nil {
 		return nil, err
 	}
-	msgs, err := nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == resType })
-	if err != nil {
-		return nil, err
-	}
-	out := make([][]byte, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.Payload
-	}
-	return out, nil
+	return nlmsg.ReadReply(bufs, req.Flags(), func(t uint16) bool { return t == resType })
 }
 
 // one executes a request for a single link.

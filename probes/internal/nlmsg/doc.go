@@ -2,7 +2,8 @@
 // nlmsghdr), attributes (struct nlattr), requests, and the reading of a
 // request's replies (ReadReply: the end of the reply, the kernel's errno
 // and extended ACK text, interrupted dumps, overruns), for RDMA netlink,
-// rtnetlink and dcbnl alike; nlsock sends and receives. Netlink is in the host's byte order (the
+// rtnetlink and dcbnl alike; nlsock sends and receives. Netlink is in the
+// host's byte order (the
 // kernel writes its native integers), so everything here is
 // binary.NativeEndian: an s390x host gets big-endian messages and decodes
 // them as such. Decoding is zero-copy: a Message's Payload and an Attr's

@@ -33,16 +33,16 @@ var (
 )
 
 // ReadReply walks once the receive buffers that answer one request sent
-// with flags reqFlags, and returns the messages whose type want accepts,
-// in order. The reply ends, as Conn.Execute reads it, at NLMSG_DONE or at
+// with flags reqFlags, and returns the payloads of the messages whose type
+// want accepts, in order (they point into bufs). The reply ends, as Conn.Execute reads it, at NLMSG_DONE or at
 // the NLMSG_ERROR acknowledgement, or, for a request that asked for
 // neither an ACK nor a dump, at its first message outside a multipart
 // answer. A non-zero errno in NLMSG_ERROR or NLMSG_DONE is a *KernelError;
 // a dump the kernel marked interrupted is ErrDumpInterrupted; an overrun
 // is ErrOverrun; buffers that stop before the end are ErrIncomplete.
-func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([]Message, error) {
+func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([][]byte, error) {
 	needEnd := reqFlags&(FlagAck|FlagDump) != 0
-	var out []Message
+	var out [][]byte
 	intr := false
 	for _, buf := range bufs {
 		msgs, err := Split(buf)
@@ -59,7 +59,7 @@ func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([]Me
 			case m.IsDone() || m.IsError():
 				return ended(out, m, intr)
 			case want(m.Type):
-				out = append(out, m)
+				out = append(out, m.Payload)
 			}
 			if !needEnd && m.Flags&FlagMulti == 0 {
 				return ended(out, Message{}, intr)
@@ -71,7 +71,7 @@ func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([]Me
 
 // ended is the reply's outcome at its last message end (an NLMSG_ERROR or
 // NLMSG_DONE, or none).
-func ended(out []Message, end Message, intr bool) ([]Message, error) {
+func ended(out [][]byte, end Message, intr bool) ([][]byte, error) {
 	if e := end.Errno(); e != 0 {
 		return nil, &KernelError{Errno: e, Msg: end.ExtAck()}
 	}
