@@ -56,7 +56,7 @@ func LoadRun(path string) (*Run, error) {
 // reads the spec: the labels are the truth's alone (with the qdisc
 // counters of impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
-	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent uint64
+	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent, alike uint64
 	var cb, db, rb uint64 // corrupted, copied, reordered before the first point
 	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
@@ -81,6 +81,7 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		ce += f.CEMarked + f.CEBefore
 		timer += f.Episodes.Timer
 		resent += f.Resent
+		alike += f.Seen[f.Upstream].UnclearResends
 	}
 	// Drops at a sender's own egress (its qdisc, before its capture
 	// point) are loss all the same, though neither capture holds the
@@ -119,7 +120,12 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	if reordered > 0 {
 		did = append(did, "packet-reordering")
 	}
-	if dup > 0 {
+	// Without IPv4 IDs a packet sent again right behind itself (sooner
+	// than any ACK timer) is, to both points, a copy made at the sender's
+	// own egress or the sender's immediate resend: alike to the bit and
+	// in timing (Observed.UnclearResends). The matching counts it as a
+	// resend; a finding that calls it a copy names what the captures show.
+	if dup > 0 || alike > 0 {
 		did = append(did, "packet-duplication")
 	}
 	if ce > 0 {

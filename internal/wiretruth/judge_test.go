@@ -25,6 +25,10 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 		{"timer with nothing lost", func(f *FlowTruth) { f.Resent, f.Episodes.Timer = 3, 1 }, "veth0", []string{"late-acks", "ack-timeout"}},
 		{"reordered and copied", func(f *FlowTruth) { f.Reordered, f.Duplicated = 4, 1 }, "veth1",
 			[]string{"packet-reordering", "packet-duplication"}},
+		{"sent again right behind itself, without IPv4 IDs", func(f *FlowTruth) {
+			f.Resent, f.Episodes.Timer = 4, 2
+			f.Seen = map[string]Observed{"veth0": {Resent: 4, UnclearResends: 3}, "veth1": {Resent: 4, UnclearResends: 3}}
+		}, "veth1", []string{"packet-duplication", "late-acks", "ack-timeout"}},
 		{"CE marks", func(f *FlowTruth) { f.CEMarked = 9 }, "veth1", []string{"ecn-marked-no-cnp"}},
 		{"corrupted, seen where the copies arrive", func(f *FlowTruth) { f.Corrupted, f.Resent, f.Episodes.NAK = 3, 9, 3 }, "veth1",
 			[]string{"packet-loss", "icrc-errors"}},

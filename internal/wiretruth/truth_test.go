@@ -349,8 +349,8 @@ func TestACKCopiedBeforeTheCapture(t *testing.T) {
 			w.up = append(w.up, w.pkt(b, w.now))
 			w.deliver(b, 0)
 		}
-		if resend { // the request again, so the responder answers again
-			w.now += 1000
+		if resend { // the request again after the timer, so the responder answers again
+			w.now += 20_000_000 // (right behind itself it would be alike to a copy: NetworkDid)
 			w.up = append(w.up, w.pkt(reqs[2], w.now))
 			w.deliver(reqs[2], 0)
 		}
