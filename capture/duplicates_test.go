@@ -225,6 +225,33 @@ func TestNoIDCopyAfterTheNAKsEpisode(t *testing.T) {
 	}
 }
 
+// On a path that has shown it holds packets back, an original the NAK's
+// go-back also resent can arrive right beside its resend even ahead of
+// the stream: within idHorizon of the NAK that is no copy (training seed
+// 23, s23-25: 61 such "copies" under jitter, none made by the path).
+// Without reordering the same pair is a copy (TestNoIDCopyAfterTheNAKsEpisode).
+func TestNoIDPairAfterANAKOnAReorderingPathIsNoCopy(t *testing.T) {
+	send := roce.Opcode(roce.OpSendOnly)
+	for _, reordered := range []bool{false, true} {
+		w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+		psns := []uint32{10, 11, 12, 13, 15}
+		if reordered {
+			psns = []uint32{10, 12, 11, 13, 15} // 11 late, within the reorder window
+		}
+		for _, psn := range psns {
+			w.send(wireA, wireB, 0x12, send, psn, 0)
+		}
+		w.nak(14)
+		for _, psn := range []uint32{14, 15, 16, 16} { // the go-back; 16's held original beside its resend
+			w.send(wireA, wireB, 0x12, send, psn, 0)
+		}
+		f := reqFlow(t, w.t)
+		if want := map[bool]uint64{false: 1, true: 0}[reordered]; f.Duplicates != want || reordered != (f.OutOfOrder > 0) {
+			t.Errorf("reordered %v: duplicates=%d (out of order %d), want %d", reordered, f.Duplicates, f.OutOfOrder, want)
+		}
+	}
+}
+
 // A request twice in a row is no copy when the first of the two was
 // behind the stream: a resend and its late original leave a rate-limited
 // queue back to back (lab seed 20, s20-14: 82 READ requests twice within

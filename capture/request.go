@@ -85,16 +85,29 @@ const dupWindow = 50_000 // ns
 
 // copyOfLast reports whether a request without an IPv4 ID is a copy of
 // the request just before it: the same PSN and opcode, within dupWindow,
-// no NAK or RNR NAK waiting for the sender's resend (nakSeen), and the
-// request before it new to the stream. Behind the stream, that one was a
-// resend or a late original, and the two of a resend and its late
-// original leave a rate-limited queue back to back (lab seed 20, s20-14:
-// 82 READ requests twice within 50 µs, none copied).
+// no NAK or RNR NAK to its sender within idHorizon, and the request
+// before it new to the stream. Behind the stream, that one was a resend
+// or a late original, and the two of a resend and its late original
+// leave a rate-limited queue back to back (lab seed 20, s20-14: 82 READ
+// requests twice within 50 µs, none copied). After a NAK the sender goes
+// back and resends everything from the PSN it names up to the newest it
+// had sent, which may still be on the way, held back: until the path's
+// delay variation (idHorizon bounds it) has passed, an original and its
+// resend can arrive back to back even ahead of the stream, on a path
+// that holds packets back - which the flow's own packets out of order
+// show (training seed 23, s23-25: READ requests under 2 ms ± 1.4 ms of
+// jitter, 61 "copies" at the responder where the truth has none). A
+// path that only copies shows none: there a NAK's episode ends where
+// the sender has gone back and on past where it was (nakSeen), and
+// copies after it are copies (lab run dup5-send).
 func copyOfLast(f *Flow, psn uint32, op roce.Opcode, ts int64) bool {
 	r := &f.req
-	rs := f.troubles().resend
+	tr := f.troubles()
+	rs := tr.resend
 	d := ts - r.lastTS
-	return psn == r.last && op == r.lastOp && r.lastNew && !rs.nakSeen && d >= 0 && d <= dupWindow
+	sinceNAK := ts - rs.nakTS
+	nakRecent := tr.outOfOrder > 0 && rs.nakTS != 0 && sinceNAK >= 0 && sinceNAK <= idHorizon
+	return psn == r.last && op == r.lastOp && r.lastNew && !rs.nakSeen && !nakRecent && d >= 0 && d <= dupWindow
 }
 
 // nakHorizon: a resend from the PSN a NAK named is that NAK's within this
