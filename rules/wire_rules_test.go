@@ -300,9 +300,9 @@ var wCaptureCases = []struct {
 	// The wire-truth campaign (testdata/wiretruth, truth from both sides
 	// of the fault: every count below is what the truth says).
 	{file: "wiretruth/delay100-write/veth0.pcap.gz", why: "requests delayed 100 ms against a 67 ms ACK timeout, nothing lost: " +
-		"6 timer episodes, answers (100 ms) slower than the wait (68 ms)",
+		"6 timer episodes, answers (100 ms) slower than the wait (68 ms); too few undone to prove nothing was lost, " +
+		"so the timer is what this point can say",
 		want: map[string][]string{
-			"late-acks":       wFlows(wRxeA, 0x36),
 			"ack-timeout":     wFlows(wRxeA, 0x36),
 			"retransmissions": wFlows(wRxeA, 0x36),
 		}},
@@ -1172,10 +1172,11 @@ func TestRNRNAKWithoutReceives(t *testing.T) {
 }
 
 // late-acks says nothing was lost: most timer episodes proven late (the
-// responder undid them), or every measured answer slower than the
-// requester's wait. One undone episode among many, with answers that
-// mostly come fast, is a lost ACK's pattern as well (seed 4's s4-38).
-func TestLateACKsNeedsMostEpisodesOrSlowAnswers(t *testing.T) {
+// responder undid them). One undone episode among many is a lost ACK's
+// pattern as well (seed 4's s4-38), and answers all slower than the
+// requester's wait say every request times out, not that nothing else
+// was lost (seed 23's s23-59: 375 ACKs dropped before either capture).
+func TestLateACKsNeedsMostEpisodesUndone(t *testing.T) {
 	p := wirePack(t)
 	for _, c := range []struct {
 		name           string
@@ -1185,7 +1186,7 @@ func TestLateACKsNeedsMostEpisodesOrSlowAnswers(t *testing.T) {
 	}{
 		{"1 of 100 undone, answers fast", 1, 40, 60, false},
 		{"60 of 100 undone, answers fast", 60, 40, 60, true},
-		{"1 of 100 undone, every answer slower than the wait", 1, 100_000, 104_000, true},
+		{"1 of 100 undone, every answer slower than the wait", 1, 100_000, 104_000, false},
 		{"none undone, every answer slower", 0, 100_000, 104_000, false},
 	} {
 		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: wRxeA, Dst: wRxeB, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
