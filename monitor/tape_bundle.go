@@ -99,7 +99,7 @@ func (t *BundleTape) Next(ctx context.Context) (Record, error) {
 	t.ticks++
 	dir := filepath.Join(t.scratch, strconv.Itoa(t.ticks))
 	defer os.RemoveAll(dir)
-	src, err := sampler.ReplaySources(tick, "bundle "+t.path, dir)
+	src, err := sampler.ReplaySources(tick, t.r.Header.Host.Order(), "bundle "+t.path, dir)
 	if err != nil {
 		return Record{}, fmt.Errorf("%s tick %d: %w", t.path, t.ticks, err)
 	}

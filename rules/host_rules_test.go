@@ -295,7 +295,7 @@ func hrReplay(t *testing.T, path string, edit func(*bundle.Tick)) []*probes.Snap
 		if edit != nil {
 			edit(tick)
 		}
-		src, err := sampler.ReplaySources(tick, "bundle "+path, t.TempDir())
+		src, err := sampler.ReplaySources(tick, r.Header.Host.Order(), "bundle "+path, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

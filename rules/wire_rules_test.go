@@ -587,7 +587,7 @@ func wReplay(t *testing.T, path string) []*probes.Snapshot {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := sampler.ReplaySources(tick, "bundle", filepath.Join(t.TempDir(), strconv.Itoa(i)))
+		src, err := sampler.ReplaySources(tick, r.Header.Host.Order(), "bundle", filepath.Join(t.TempDir(), strconv.Itoa(i)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -56,7 +56,29 @@ type Host struct {
 	Hostname string `json:"hostname"`
 	Kernel   string `json:"kernel"`
 	Arch     string `json:"arch,omitempty"`
-	Uid      int    `json:"uid"`
+	// ByteOrder is the recording host's, "little" or "big": the raw
+	// netlink answers in its ticks (RDMA netlink, DCB) are in its kernel's
+	// native integers, and a replay on a host of the other order reads
+	// them swapped. The writer fills it in when it is empty.
+	ByteOrder string `json:"byte_order,omitempty"`
+	Uid       int    `json:"uid"`
+}
+
+// Order is the byte order the recording's raw netlink answers are in:
+// ByteOrder, or, in a recording written before rdmatop stated it, the
+// order of its Arch; "" when neither says (read as this host's, as those
+// versions did).
+func (h Host) Order() string {
+	if h.ByteOrder != "" {
+		return h.ByteOrder
+	}
+	switch h.Arch {
+	case "s390x", "ppc64", "mips", "mips64", "sparc64":
+		return "big"
+	case "":
+		return ""
+	}
+	return "little"
 }
 
 // Tick is what the probes saw at one sample time: the files read (sysfs,

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // PEN is the IANA Private Enterprise Number in rdmatop's pcapng custom
@@ -130,6 +132,9 @@ const epbOverhead = 12 + 20
 // flushes them.
 func NewPcapngWriter(w io.Writer, h Header, opt PcapngOptions) (*PcapngWriter, error) {
 	h.Format, h.Version = Format, Version2
+	if h.Host.ByteOrder == "" {
+		h.Host.ByteOrder = nlmsg.NativeName()
+	}
 	hj, err := json.Marshal(h)
 	if err != nil {
 		return nil, fmt.Errorf("bundle: header: %w", err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 
 	"github.com/rdmatop/rdmatop/capture"
 )
@@ -47,6 +48,7 @@ func TestPcapngRoundTrip(t *testing.T) {
 			}
 			want := testHeader
 			want.Format, want.Version = Format, Version2
+			want.Host.ByteOrder = nlmsg.NativeName() // the writer states it
 			if r.Header != want {
 				t.Errorf("header %+v, want %+v", r.Header, want)
 			}

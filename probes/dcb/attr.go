@@ -1,12 +1,6 @@
 package dcb
 
-import (
-	"encoding/binary"
-	"fmt"
-)
-
-// ne is the byte order of netlink messages: the host's.
-var ne = binary.NativeEndian
+import "fmt"
 
 func need(name string, b []byte, n int) error {
 	if len(b) < n {

@@ -1,5 +1,7 @@
 package dcb
 
+import "encoding/binary"
+
 // A small encoder for DCB netlink replies, used to build fixtures. It
 // follows the kernel's layouts in include/uapi/linux/dcbnl.h (Linux 6.x),
 // as summarised in shared/reference/rdma-netlink.md §g:
@@ -20,6 +22,17 @@ package dcb
 // PEER_ETS, PEER_PFC, PEER_APP }, then DCBX.
 
 type enc struct{ b []byte }
+
+// ne is the byte order the encoder writes: the host's, as its kernel
+// would; encodedOn switches it to build a reply another host wrote.
+var ne binary.AppendByteOrder = binary.NativeEndian
+
+// encodedOn runs build with the encoder writing in byte order o.
+func encodedOn(o binary.AppendByteOrder, build func()) {
+	defer func(was binary.AppendByteOrder) { ne = was }(ne)
+	ne = o
+	build()
+}
 
 func (e *enc) u8(v uint8)   { e.b = append(e.b, v) }
 func (e *enc) u16(v uint16) { e.b = ne.AppendUint16(e.b, v) }

@@ -3,6 +3,8 @@ package dcb
 import (
 	"fmt"
 	"syscall"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Fake is a Querier that answers from recorded replies, keyed by netdev:
@@ -26,4 +28,18 @@ func (f Fake) Query(ifname string, cmd Command) ([]byte, error) {
 		}
 	}
 	return nil, syscall.EOPNOTSUPP
+}
+
+// Recorded is a Fake of replies recorded on a host whose byte order may
+// not be this one's: what ReadContext reads from it decodes in that order.
+type Recorded struct {
+	Fake
+	order nlmsg.Order
+}
+
+// NewRecorded answers from replies recorded on a host whose byte order is
+// named byteOrder ("little" or "big", as a recording's header says).
+func NewRecorded(replies map[string]Raw, byteOrder string) (Recorded, error) {
+	o, err := nlmsg.OrderNamed(byteOrder)
+	return Recorded{Fake: replies, order: o}, err
 }

@@ -10,15 +10,16 @@ import (
 // dcbmsg is the 4-byte family header after struct nlmsghdr.
 const sizeDCBMsg = 4
 
-// header checks struct dcbmsg and returns the attributes after it.
-func header(payload []byte, want Command) ([]nlmsg.Attr, error) {
+// header checks struct dcbmsg and returns the attributes after it, in
+// byte order o.
+func header(o nlmsg.Order, payload []byte, want Command) ([]nlmsg.Attr, error) {
 	if len(payload) < sizeDCBMsg {
 		return nil, fmt.Errorf("%v reply: %d bytes, shorter than struct dcbmsg", want, len(payload))
 	}
 	if got := Command(payload[1]); got != want {
 		return nil, fmt.Errorf("reply is for %v, want %v", got, want)
 	}
-	as, err := nlmsg.Attrs(payload[sizeDCBMsg:])
+	as, err := o.Attrs(payload[sizeDCBMsg:])
 	if err != nil {
 		return nil, fmt.Errorf("%v reply: %w", want, err)
 	}
@@ -27,9 +28,11 @@ func header(payload []byte, want Command) ([]nlmsg.Attr, error) {
 
 // ParseIEEE decodes the payload (struct dcbmsg and attributes, i.e. what
 // follows struct nlmsghdr) of a DCB_CMD_IEEE_GET reply.
-func ParseIEEE(payload []byte) (Config, error) {
+func ParseIEEE(payload []byte) (Config, error) { return parseIEEE(nlmsg.Native, payload) }
+
+func parseIEEE(o nlmsg.Order, payload []byte) (Config, error) {
 	var c Config
-	as, err := header(payload, CmdIEEEGet)
+	as, err := header(o, payload, CmdIEEEGet)
 	if err != nil {
 		return c, err
 	}
@@ -43,7 +46,7 @@ func ParseIEEE(payload []byte) (Config, error) {
 			}
 			c.DCBX = parseDCBX(a.Data[0])
 		case attrIEEE:
-			if err := parseIEEENest(&c, a.Data); err != nil {
+			if err := parseIEEENest(&c, a); err != nil {
 				return c, err
 			}
 		}
@@ -53,8 +56,8 @@ func ParseIEEE(payload []byte) (Config, error) {
 	return c, nil
 }
 
-func parseIEEENest(c *Config, b []byte) error {
-	as, err := nlmsg.Attrs(b)
+func parseIEEENest(c *Config, nest nlmsg.Attr) error {
+	as, err := nest.Attrs()
 	if err != nil {
 		return fmt.Errorf("DCB_ATTR_IEEE: %w", err)
 	}
@@ -69,15 +72,15 @@ func parseIEEENest(c *Config, b []byte) error {
 				return err
 			}
 		case ieeePFC:
-			if c.PFC, err = parsePFC("DCB_ATTR_IEEE_PFC", a.Data); err != nil {
+			if c.PFC, err = parsePFC("DCB_ATTR_IEEE_PFC", a); err != nil {
 				return err
 			}
 		case ieeePeerPFC:
-			if c.PeerPFC, err = parsePFC("DCB_ATTR_IEEE_PEER_PFC", a.Data); err != nil {
+			if c.PeerPFC, err = parsePFC("DCB_ATTR_IEEE_PEER_PFC", a); err != nil {
 				return err
 			}
 		case ieeeAppTable:
-			apps, _, err := parseApps("DCB_ATTR_IEEE_APP_TABLE", a.Data)
+			apps, _, err := parseApps("DCB_ATTR_IEEE_APP_TABLE", a)
 			if err != nil {
 				return err
 			}
@@ -86,7 +89,7 @@ func parseIEEENest(c *Config, b []byte) error {
 			}
 			c.Apps = apps
 		case ieeePeerApp:
-			apps, info, err := parseApps("DCB_ATTR_IEEE_PEER_APP", a.Data)
+			apps, info, err := parseApps("DCB_ATTR_IEEE_PEER_APP", a)
 			if err != nil {
 				return err
 			}
@@ -97,7 +100,7 @@ func parseIEEENest(c *Config, b []byte) error {
 			}
 			var r [8]uint64
 			for i := range r {
-				r[i] = ne.Uint64(a.Data[8*i:])
+				r[i] = a.Order().Uint64(a.Data[8*i:])
 			}
 			c.MaxRate = &r
 		case ieeeBuffer:
@@ -107,12 +110,12 @@ func parseIEEENest(c *Config, b []byte) error {
 			var buf Buffer
 			copy(buf.Prio2Buffer[:], a.Data[0:8])
 			for i := range buf.BufferSize {
-				buf.BufferSize[i] = ne.Uint32(a.Data[8+4*i:])
+				buf.BufferSize[i] = a.Order().Uint32(a.Data[8+4*i:])
 			}
-			buf.TotalSize = ne.Uint32(a.Data[40:])
+			buf.TotalSize = a.Order().Uint32(a.Data[40:])
 			c.Buffer = &buf
 		case ieeeTrustTable:
-			inner, err := nlmsg.Attrs(a.Data)
+			inner, err := a.Attrs()
 			if err != nil {
 				return fmt.Errorf("DCB_ATTR_DCB_APP_TRUST_TABLE: %w", err)
 			}
@@ -150,23 +153,24 @@ func parseETS(name string, b []byte) (*ETS, error) {
 	return e, nil
 }
 
-func parsePFC(name string, b []byte) (*PFC, error) {
+func parsePFC(name string, a nlmsg.Attr) (*PFC, error) {
+	b, o := a.Data, a.Order()
 	if err := need(name, b, sizePFC); err != nil {
 		return nil, err
 	}
-	p := &PFC{Cap: b[0], Mask: b[1], MBC: b[2] != 0, Delay: ne.Uint16(b[4:6])}
+	p := &PFC{Cap: b[0], Mask: b[1], MBC: b[2] != 0, Delay: o.Uint16(b[4:6])}
 	for i := range 8 {
 		p.Enabled[i] = p.Mask&(1<<i) != 0
-		p.Requests[i] = ne.Uint64(b[8+8*i:])
-		p.Indications[i] = ne.Uint64(b[72+8*i:])
+		p.Requests[i] = o.Uint64(b[8+8*i:])
+		p.Indications[i] = o.Uint64(b[72+8*i:])
 	}
 	return p, nil
 }
 
 // parseApps decodes a nested APP table; a peer table may start with a
 // struct dcb_peer_app_info in an UNSPEC attribute.
-func parseApps(name string, b []byte) ([]App, *PeerAppInfo, error) {
-	as, err := nlmsg.Attrs(b)
+func parseApps(name string, nest nlmsg.Attr) ([]App, *PeerAppInfo, error) {
+	as, err := nest.Attrs()
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -179,7 +183,7 @@ func parseApps(name string, b []byte) ([]App, *PeerAppInfo, error) {
 				return nil, nil, err
 			}
 			sel := a.Data[0]
-			apps = append(apps, App{Selector: sel, SelectorName: SelectorName(sel), Priority: a.Data[1], Protocol: ne.Uint16(a.Data[2:4])})
+			apps = append(apps, App{Selector: sel, SelectorName: SelectorName(sel), Priority: a.Data[1], Protocol: a.Order().Uint16(a.Data[2:4])})
 		case appUnspec:
 			if len(a.Data) >= sizePeerApp {
 				info = &PeerAppInfo{Willing: a.Data[0], Error: a.Data[1]}
@@ -203,8 +207,10 @@ func parseDCBX(mode uint8) *DCBX {
 }
 
 // ParseDCBX decodes a DCB_CMD_GDCBX reply payload.
-func ParseDCBX(payload []byte) (*DCBX, error) {
-	as, err := header(payload, CmdGetDCBX)
+func ParseDCBX(payload []byte) (*DCBX, error) { return parseDCBXReply(nlmsg.Native, payload) }
+
+func parseDCBXReply(o nlmsg.Order, payload []byte) (*DCBX, error) {
+	as, err := header(o, payload, CmdGetDCBX)
 	if err != nil {
 		return nil, err
 	}
@@ -220,8 +226,10 @@ func ParseDCBX(payload []byte) (*DCBX, error) {
 }
 
 // ParseState decodes a DCB_CMD_GSTATE reply payload.
-func ParseState(payload []byte) (bool, error) {
-	as, err := header(payload, CmdGetState)
+func ParseState(payload []byte) (bool, error) { return parseState(nlmsg.Native, payload) }
+
+func parseState(o nlmsg.Order, payload []byte) (bool, error) {
+	as, err := header(o, payload, CmdGetState)
 	if err != nil {
 		return false, err
 	}

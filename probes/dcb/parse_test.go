@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/dcb")
@@ -112,6 +113,36 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("round trip differs\ngot  %s\nwant %s", gj, wj)
 			}
 		})
+	}
+}
+
+// A DCB reply recorded on a host of the other byte order (s390x read on
+// amd64) decodes to the same configuration through Recorded.
+func TestRecordedOnTheOtherByteOrder(t *testing.T) {
+	c := withPeers()
+	other, otherName := binary.AppendByteOrder(binary.BigEndian), "big"
+	if nlmsg.NativeName() == "big" {
+		other, otherName = binary.LittleEndian, "little"
+	}
+	var ieee, dcbx []byte
+	encodedOn(other, func() {
+		ieee, dcbx = encodeIEEE(c), encodeU8Reply(CmdGetDCBX, attrDCBX, c.DCBX.Mode)
+	})
+	raws := map[string]Raw{c.Ifname: {Ifname: c.Ifname, Replies: []Reply{{Cmd: CmdIEEEGet, Payload: ieee}, {Cmd: CmdGetDCBX, Payload: dcbx}}}}
+	rec, err := NewRecorded(raws, otherName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := ProbeContext(context.Background(), rec, c.Ifname)
+	if err != nil || !reflect.DeepEqual(got, c) {
+		t.Errorf("recorded on a %s-endian host: %v\ngot  %+v\nwant %+v", otherName, err, got, c)
+	}
+	// Read as this host's own, the same bytes are something else.
+	if same, _, _ := ProbeContext(context.Background(), Fake(raws), c.Ifname); reflect.DeepEqual(same, c) {
+		t.Error("the other byte order decoded the same natively: the test proves nothing")
+	}
+	if _, err := NewRecorded(raws, "pdp"); err == nil {
+		t.Error("a byte order neither little nor big was taken")
 	}
 }
 
@@ -222,7 +253,7 @@ func TestParseErrors(t *testing.T) {
 		"truncated":    good[:len(good)-40],
 		"attr too long": func() []byte {
 			b := append([]byte(nil), good...)
-			ne.PutUint16(b[4:], 0xfff0)
+			binary.NativeEndian.PutUint16(b[4:], 0xfff0)
 			return b
 		}(),
 	} {

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Querier sends one DCB GET command for one netdev and returns the reply's
@@ -48,6 +49,9 @@ type Reply struct {
 type Raw struct {
 	Ifname  string  `json:"ifname"`
 	Replies []Reply `json:"replies"`
+	// order is the byte order of the payloads: the host's that answered
+	// them (a Recorded's for a replay).
+	order nlmsg.Order
 }
 
 // ErrNoSuchInterface is wrapped when the netdev does not exist (ENODEV).
@@ -67,6 +71,9 @@ var commands = []Command{CmdIEEEGet, CmdGetDCBX, CmdGetState}
 // It is abandoned when ctx ends: the error then wraps ctx.Err().
 func ReadContext(ctx context.Context, q Querier, ifname string) (Raw, error) {
 	raw := Raw{Ifname: ifname}
+	if r, ok := q.(Recorded); ok {
+		raw.order = r.order
+	}
 	for _, cmd := range commands {
 		payload, err := query(ctx, q, ifname, cmd)
 		var errno syscall.Errno
@@ -105,7 +112,7 @@ func Decode(raw Raw) (Config, error) {
 	if ieee.Errno != 0 {
 		return c, errnoError(raw.Ifname, syscall.Errno(ieee.Errno))
 	}
-	c, err := ParseIEEE(ieee.Payload)
+	c, err := parseIEEE(raw.order, ieee.Payload)
 	if err != nil {
 		return c, fmt.Errorf("%s: %w", raw.Ifname, err)
 	}
@@ -119,14 +126,14 @@ func Decode(raw Raw) (Config, error) {
 		switch r.Cmd {
 		case CmdGetDCBX:
 			if c.DCBX == nil {
-				d, err := ParseDCBX(r.Payload)
+				d, err := parseDCBXReply(raw.order, r.Payload)
 				if err != nil {
 					return c, fmt.Errorf("%s: %w", raw.Ifname, err)
 				}
 				c.DCBX = d
 			}
 		case CmdGetState:
-			on, err := ParseState(r.Payload)
+			on, err := parseState(raw.order, r.Payload)
 			if err != nil {
 				return c, fmt.Errorf("%s: %w", raw.Ifname, err)
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // CommFunc returns the command name of a process, as /proc/PID/comm says.
@@ -17,6 +19,9 @@ type Client struct {
 	// Comm, if set, fills QP.Comm for user QPs.
 	Comm CommFunc
 }
+
+// order is the byte order of what the Conn answers (orderOf).
+func (c *Client) order() nlmsg.Order { return orderOf(c.Conn) }
 
 func (c *Client) do(ctx context.Context, req []byte) ([][]byte, error) {
 	if c.Conn == nil {
@@ -33,7 +38,7 @@ func (c *Client) devices(ctx context.Context) ([]Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseDevices(r)
+	return parseDevices(c.order(), r)
 }
 
 // Ports lists the ports of one device (PORT_GET dump).
@@ -42,7 +47,7 @@ func (c *Client) Ports(dev uint32) ([]Port, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParsePorts(r)
+	return parsePorts(c.order(), r)
 }
 
 // Port reads one port (PORT_GET, as rdma link show does).
@@ -53,7 +58,7 @@ func (c *Client) port(ctx context.Context, dev, port uint32) (Port, error) {
 	if err != nil {
 		return Port{}, err
 	}
-	ps, err := ParsePorts(r)
+	ps, err := parsePorts(c.order(), r)
 	if err != nil {
 		return Port{}, err
 	}
@@ -71,7 +76,7 @@ func (c *Client) qps(ctx context.Context, dev uint32) ([]QP, error) {
 	if err != nil {
 		return nil, err
 	}
-	qps, err := ParseQPs(r)
+	qps, err := parseQPs(c.order(), r)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +97,7 @@ func (c *Client) PortStatsContext(ctx context.Context, dev, port uint32) (PortSt
 	if err != nil {
 		return PortStats{}, err
 	}
-	ss, err := ParseStats(r)
+	ss, err := parseStatsIn(c.order(), r)
 	if err != nil {
 		return PortStats{}, err
 	}
@@ -108,7 +113,7 @@ func (c *Client) Sys() (SysInfo, error) {
 	if err != nil {
 		return SysInfo{}, err
 	}
-	return ParseSys(r)
+	return parseSys(c.order(), r)
 }
 
 // Sample is one tick of RDMA netlink: devices, their ports and QPs.

@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/rdmatop/rdmatop/probes"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Conn is the OS boundary: it sends one request (as built by the
@@ -95,16 +97,79 @@ func (r *Recorder) Take() []Exchange {
 
 // Replay is a Conn that answers from recorded exchanges: each request gets
 // the replies of the first unused exchange with the same bytes (seq and
-// pid ignored).
+// pid ignored). A Client over it decodes the replies in the recording
+// host's byte order.
 type Replay struct {
-	mu   sync.Mutex
-	ex   []Exchange
-	used []bool
+	mu    sync.Mutex
+	ex    []Exchange
+	used  []bool
+	order nlmsg.Order
 }
 
-// NewReplay plays back ex.
+// orderOf is the byte order of what c answers: a Replay's is the
+// recording host's, a Recorder's its Conn's, every other Conn's this
+// host's (its kernel's).
+func orderOf(c Conn) nlmsg.Order {
+	switch c := c.(type) {
+	case *Replay:
+		return c.order
+	case *Recorder:
+		return orderOf(c.Conn)
+	}
+	return nlmsg.Native
+}
+
+// NewReplay plays back ex, recorded on a host of this one's byte order.
 func NewReplay(ex []Exchange) *Replay {
 	return &Replay{ex: ex, used: make([]bool, len(ex))}
+}
+
+// NewReplayFrom plays back ex, recorded on a host whose byte order is
+// named byteOrder ("little" or "big", as a recording's header says). Its
+// requests are rewritten in this host's order, to match the ones a Client
+// here builds: rdmatop's requests carry u32 attributes only (request.go).
+func NewReplayFrom(ex []Exchange, byteOrder string) (*Replay, error) {
+	o, err := nlmsg.OrderNamed(byteOrder)
+	if err != nil {
+		return nil, err
+	}
+	r := &Replay{ex: slices.Clone(ex), used: make([]bool, len(ex)), order: o}
+	if o == nlmsg.Native {
+		return r, nil
+	}
+	for i := range r.ex {
+		req, err := nativeRequest(o, r.ex[i].Request)
+		if err != nil {
+			return nil, fmt.Errorf("rdma netlink replay: recorded request %d: %w", i, err)
+		}
+		r.ex[i].Request = req
+	}
+	return r, nil
+}
+
+// nativeRequest is req, written in byte order o, rebuilt in this host's.
+func nativeRequest(o nlmsg.Order, req []byte) ([]byte, error) {
+	msgs, err := o.Split(req)
+	if err != nil {
+		return nil, err
+	}
+	if len(msgs) != 1 {
+		return nil, fmt.Errorf("%d messages, want one", len(msgs))
+	}
+	m := msgs[0]
+	as, err := m.Attrs(0)
+	if err != nil {
+		return nil, err
+	}
+	b := nlmsg.NewRequest(m.Type, m.Flags, nil)
+	for _, a := range as {
+		v, err := a.U32()
+		if err != nil || len(a.Data) != 4 {
+			return nil, fmt.Errorf("attribute %d is not a u32 (%d bytes)", a.Type, len(a.Data))
+		}
+		b.U32(a.Type, v)
+	}
+	return SetSeq(b.Bytes(), m.Seq), nil
 }
 
 // ErrNotRecorded: Replay has no exchange for the request.

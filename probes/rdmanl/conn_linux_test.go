@@ -117,7 +117,7 @@ func TestExecuteOverRouteNetlink(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("missing", r, nlmsg.TypeError)
-	if _, e := replyPayloads(r, CmdGet); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
+	if _, e := replyMessages(nlmsg.Native, r, CmdGet); !errors.As(e, new(*Error)) || e.(*Error).Errno != ENODEV {
 		t.Errorf("missing link: %v", e)
 	}
 	// Closed.

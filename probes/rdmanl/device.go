@@ -19,14 +19,16 @@ type Device struct {
 }
 
 // ParseDevices decodes the replies to DevDumpRequest or DevGetRequest.
-func ParseDevices(replies [][]byte) ([]Device, error) {
-	payloads, err := replyPayloads(replies, CmdGet)
+func ParseDevices(replies [][]byte) ([]Device, error) { return parseDevices(nlmsg.Native, replies) }
+
+func parseDevices(o nlmsg.Order, replies [][]byte) ([]Device, error) {
+	msgs, err := replyMessages(o, replies, CmdGet)
 	if err != nil {
 		return nil, err
 	}
-	devs := make([]Device, 0, len(payloads))
-	for _, p := range payloads {
-		d, err := parseDevice(p)
+	devs := make([]Device, 0, len(msgs))
+	for _, m := range msgs {
+		d, err := parseDevice(m)
 		if err != nil {
 			return nil, err
 		}
@@ -35,9 +37,9 @@ func ParseDevices(replies [][]byte) ([]Device, error) {
 	return devs, nil
 }
 
-func parseDevice(p []byte) (Device, error) {
+func parseDevice(m nlmsg.Message) (Device, error) {
 	var d Device
-	as, err := nlmsg.Attrs(p)
+	as, err := m.Attrs(0)
 	if err != nil {
 		return d, err
 	}

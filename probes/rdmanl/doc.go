@@ -10,9 +10,10 @@
 //     bytes iproute2's rdma sends, with nlmsg_seq and nlmsg_pid left 0 for
 //     the connection to stamp;
 //   - reply parsers (device.go, port.go, qp.go, stat.go, sys.go) are pure
-//     functions over the raw receive buffers, read once by
-//     nlmsg.ReadReply, so a recorded tick replays through the same code as
-//     a live host;
+//     functions over the raw receive buffers, read once by nlmsg's Reply
+//     in the byte order of the host that answered, so a recorded tick -
+//     from this host or one of the other order (NewReplayFrom) - replays
+//     through the same code as a live host;
 //   - Conn is the narrow OS boundary: one request in, the raw reply
 //     buffers out. Dial (conn_linux.go) opens the NETLINK_RDMA socket;
 //     Replay and Recorder (conn.go) replay and capture exchanges. All

@@ -7,11 +7,11 @@ import (
 	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
-// replyPayloads reads the replies to one request (rdmatop asks for an
-// ACK with every one) and returns the payloads of the messages whose type
-// is nldev command cmd or one of also. The kernel's errno, and its
-// extended ACK's text, comes back as an *Error, classified.
-func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, error) {
+// replyMessages reads the replies to one request (rdmatop asks for an
+// ACK with every one), written in byte order o, and returns the messages
+// whose type is nldev command cmd or one of also. The kernel's errno, and
+// its extended ACK's text, comes back as an *Error, classified.
+func replyMessages(o nlmsg.Order, replies [][]byte, cmd uint16, also ...uint16) ([]nlmsg.Message, error) {
 	want := func(t uint16) bool {
 		if t == MsgType(cmd) {
 			return true
@@ -23,7 +23,7 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 		}
 		return false
 	}
-	payloads, err := nlmsg.ReadReply(replies, nlmsg.FlagAck, want)
+	msgs, err := o.Reply(replies, nlmsg.FlagAck, want)
 	var ke *nlmsg.KernelError
 	switch {
 	case errors.As(err, &ke):
@@ -31,7 +31,7 @@ func replyPayloads(replies [][]byte, cmd uint16, also ...uint16) ([][]byte, erro
 	case err != nil:
 		return nil, fmt.Errorf("rdma netlink %s: %w", cmdName(cmd), err)
 	}
-	return payloads, nil
+	return msgs, nil
 }
 
 var cmdNames = map[uint16]string{

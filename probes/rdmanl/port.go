@@ -24,14 +24,16 @@ type Port struct {
 // ParsePorts decodes the replies to PortGetRequest or PortDumpRequest.
 // The kernel answers a single PORT_GET with a message typed CMD_GET
 // (0x1401, as captured), the dump with PORT_GET (0x1405): both are taken.
-func ParsePorts(replies [][]byte) ([]Port, error) {
-	payloads, err := replyPayloads(replies, CmdPortGet, CmdGet)
+func ParsePorts(replies [][]byte) ([]Port, error) { return parsePorts(nlmsg.Native, replies) }
+
+func parsePorts(o nlmsg.Order, replies [][]byte) ([]Port, error) {
+	msgs, err := replyMessages(o, replies, CmdPortGet, CmdGet)
 	if err != nil {
 		return nil, err
 	}
-	ports := make([]Port, 0, len(payloads))
-	for _, p := range payloads {
-		pt, err := parsePort(p)
+	ports := make([]Port, 0, len(msgs))
+	for _, m := range msgs {
+		pt, err := parsePort(m)
 		if err != nil {
 			return nil, err
 		}
@@ -40,9 +42,9 @@ func ParsePorts(replies [][]byte) ([]Port, error) {
 	return ports, nil
 }
 
-func parsePort(p []byte) (Port, error) {
+func parsePort(m nlmsg.Message) (Port, error) {
 	var pt Port
-	as, err := nlmsg.Attrs(p)
+	as, err := m.Attrs(0)
 	if err != nil {
 		return pt, err
 	}

@@ -49,14 +49,16 @@ func (q QP) Owner() string {
 
 // ParseQPs decodes the replies to QPDumpRequest: every RES_QP_ENTRY of
 // every message, in kernel order.
-func ParseQPs(replies [][]byte) ([]QP, error) {
-	payloads, err := replyPayloads(replies, CmdResQPGet)
+func ParseQPs(replies [][]byte) ([]QP, error) { return parseQPs(nlmsg.Native, replies) }
+
+func parseQPs(o nlmsg.Order, replies [][]byte) ([]QP, error) {
+	msgs, err := replyMessages(o, replies, CmdResQPGet)
 	if err != nil {
 		return nil, err
 	}
 	var qps []QP
-	for _, p := range payloads {
-		qps, err = appendQPs(qps, p)
+	for _, m := range msgs {
+		qps, err = appendQPs(qps, m)
 		if err != nil {
 			return nil, err
 		}
@@ -64,13 +66,13 @@ func ParseQPs(replies [][]byte) ([]QP, error) {
 	return qps, nil
 }
 
-func appendQPs(qps []QP, p []byte) ([]QP, error) {
-	as, err := nlmsg.Attrs(p)
+func appendQPs(qps []QP, m nlmsg.Message) ([]QP, error) {
+	as, err := m.Attrs(0)
 	if err != nil {
 		return qps, err
 	}
 	var dev QP // device fields shared by the entries
-	var tables [][]byte
+	var tables []nlmsg.Attr
 	for _, a := range as {
 		switch a.Type {
 		case attrDevIndex:
@@ -80,11 +82,11 @@ func appendQPs(qps []QP, p []byte) ([]QP, error) {
 		case attrDevName:
 			dev.Dev = a.String()
 		case attrResQP:
-			tables = append(tables, a.Data)
+			tables = append(tables, a)
 		}
 	}
 	for _, t := range tables {
-		entries, err := nlmsg.Attrs(t)
+		entries, err := t.Attrs()
 		if err != nil {
 			return qps, err
 		}
@@ -92,7 +94,7 @@ func appendQPs(qps []QP, p []byte) ([]QP, error) {
 			if e.Type != attrResQPEntry {
 				continue
 			}
-			q, err := parseQPEntry(e.Data)
+			q, err := parseQPEntry(e)
 			if err != nil {
 				return qps, err
 			}
@@ -103,9 +105,9 @@ func appendQPs(qps []QP, p []byte) ([]QP, error) {
 	return qps, nil
 }
 
-func parseQPEntry(b []byte) (QP, error) {
+func parseQPEntry(entry nlmsg.Attr) (QP, error) {
 	var q QP
-	as, err := nlmsg.Attrs(b)
+	as, err := entry.Attrs()
 	if err != nil {
 		return q, err
 	}

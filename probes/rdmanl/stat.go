@@ -28,14 +28,16 @@ func (s PortStats) Map() map[string]uint64 {
 }
 
 // ParseStats decodes the replies to StatGetRequest.
-func ParseStats(replies [][]byte) ([]PortStats, error) {
-	payloads, err := replyPayloads(replies, CmdStatGet)
+func ParseStats(replies [][]byte) ([]PortStats, error) { return parseStatsIn(nlmsg.Native, replies) }
+
+func parseStatsIn(o nlmsg.Order, replies [][]byte) ([]PortStats, error) {
+	msgs, err := replyMessages(o, replies, CmdStatGet)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PortStats, 0, len(payloads))
-	for _, p := range payloads {
-		s, err := parseStats(p)
+	out := make([]PortStats, 0, len(msgs))
+	for _, m := range msgs {
+		s, err := parseStats(m)
 		if err != nil {
 			return nil, err
 		}
@@ -44,9 +46,9 @@ func ParseStats(replies [][]byte) ([]PortStats, error) {
 	return out, nil
 }
 
-func parseStats(p []byte) (PortStats, error) {
+func parseStats(m nlmsg.Message) (PortStats, error) {
 	var s PortStats
-	as, err := nlmsg.Attrs(p)
+	as, err := m.Attrs(0)
 	if err != nil {
 		return s, err
 	}
@@ -59,7 +61,7 @@ func parseStats(p []byte) (PortStats, error) {
 		case attrPortIndex:
 			s.Port, err = a.U32()
 		case attrStatHWCounters:
-			s.Counters, err = parseHWCounters(s.Counters, a.Data)
+			s.Counters, err = parseHWCounters(s.Counters, a)
 		}
 		if err != nil {
 			return s, err
@@ -68,8 +70,8 @@ func parseStats(p []byte) (PortStats, error) {
 	return s, nil
 }
 
-func parseHWCounters(out []Counter, b []byte) ([]Counter, error) {
-	entries, err := nlmsg.Attrs(b)
+func parseHWCounters(out []Counter, nest nlmsg.Attr) ([]Counter, error) {
+	entries, err := nest.Attrs()
 	if err != nil {
 		return out, err
 	}
@@ -77,7 +79,7 @@ func parseHWCounters(out []Counter, b []byte) ([]Counter, error) {
 		if e.Type != attrStatHWCntEntry {
 			continue
 		}
-		as, err := nlmsg.Attrs(e.Data)
+		as, err := e.Attrs()
 		if err != nil {
 			return out, err
 		}

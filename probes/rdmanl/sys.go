@@ -16,14 +16,16 @@ type SysInfo struct {
 }
 
 // ParseSys decodes the replies to SysGetRequest.
-func ParseSys(replies [][]byte) (SysInfo, error) {
+func ParseSys(replies [][]byte) (SysInfo, error) { return parseSys(nlmsg.Native, replies) }
+
+func parseSys(o nlmsg.Order, replies [][]byte) (SysInfo, error) {
 	var s SysInfo
-	payloads, err := replyPayloads(replies, CmdSysGet)
+	msgs, err := replyMessages(o, replies, CmdSysGet)
 	if err != nil {
 		return s, err
 	}
-	for _, p := range payloads {
-		as, err := nlmsg.Attrs(p)
+	for _, m := range msgs {
+		as, err := m.Attrs(0)
 		if err != nil {
 			return s, err
 		}

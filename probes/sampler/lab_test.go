@@ -42,7 +42,7 @@ func TestLabRecording(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := ReplaySources(tick, "bundle", t.TempDir())
+		src, err := ReplaySources(tick, "", "bundle", t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,7 +195,7 @@ func TestLabFaultsRecording(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := ReplaySources(tick, "bundle", t.TempDir())
+		src, err := ReplaySources(tick, "", "bundle", t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

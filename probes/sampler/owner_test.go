@@ -115,7 +115,7 @@ func TestQPOwnersDownToPod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := ReplaySources(rt, "fixture", t.TempDir())
+	src, err := ReplaySources(rt, "", "fixture", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

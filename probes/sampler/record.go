@@ -14,6 +14,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/ncclras"
@@ -130,9 +131,14 @@ func qpPIDs(s *probes.Snapshot) []int {
 	return out
 }
 
-// ReplaySources turns a recorded tick back into sources. scratch is a
-// directory for the recorded /proc files (procfs reads real paths).
-func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
+// ReplaySources turns a recorded tick back into sources. byteOrder is the
+// recording host's (bundle.Host.Order: "little", "big", or "" for this
+// host's): its raw netlink answers decode in it. scratch is a directory
+// for the recorded /proc files (procfs reads real paths).
+func ReplaySources(t *bundle.Tick, byteOrder, label, scratch string) (Sources, error) {
+	if byteOrder == "" {
+		byteOrder = nlmsg.NativeName()
+	}
 	src := Sources{Label: label}
 	if t.Files != nil {
 		src.FS = t.Files
@@ -164,14 +170,22 @@ func ReplaySources(t *bundle.Tick, label, scratch string) (Sources, error) {
 		if err := json.Unmarshal(raw, &ex); err != nil {
 			return src, err
 		}
-		src.RDMA = rdmanl.NewReplay(ex)
+		r, err := rdmanl.NewReplayFrom(ex, byteOrder)
+		if err != nil {
+			return src, err
+		}
+		src.RDMA = r
 	}
 	if raw, ok := t.Raw[rawDCB]; ok {
 		var m map[string]dcb.Raw
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return src, err
 		}
-		src.DCB = dcb.Fake(m)
+		rec, err := dcb.NewRecorded(m, byteOrder)
+		if err != nil {
+			return src, err
+		}
+		src.DCB = rec
 	}
 	if raw, ok := t.Raw[rawKmsg]; ok {
 		var b kmsg.Batch

@@ -91,7 +91,7 @@ func replayLab(t *testing.T, opt Options) []*probes.Snapshot {
 		if err != nil {
 			t.Fatal(err)
 		}
-		src, err := ReplaySources(tick, "bundle", t.TempDir())
+		src, err := ReplaySources(tick, r.Header.Host.Order(), "bundle", t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,27 +37,31 @@ type Message struct {
 	Seq     uint32
 	PID     uint32
 	Payload []byte // the bytes after struct nlmsghdr
+	order   Order
 }
 
 // Split cuts one receive buffer into its messages. A length shorter than
 // the header or running past the buffer, or stray bytes after the last
 // message, is an error (the messages before it are returned).
-func Split(buf []byte) ([]Message, error) {
+func (o Order) Split(buf []byte) ([]Message, error) {
 	var out []Message
 	for len(buf) > 0 {
 		if len(buf) < HdrLen {
 			return out, fmt.Errorf("netlink: %d stray bytes after the last message", len(buf))
 		}
-		n := int(ne.Uint32(buf))
+		n := int(o.Uint32(buf))
 		if n < HdrLen || n > len(buf) {
 			return out, fmt.Errorf("netlink: message length %d out of range (%d bytes left)", n, len(buf))
 		}
-		out = append(out, Message{Type: ne.Uint16(buf[4:]), Flags: ne.Uint16(buf[6:]), Seq: ne.Uint32(buf[8:]),
-			PID: ne.Uint32(buf[12:]), Payload: buf[HdrLen:n]})
+		out = append(out, Message{Type: o.Uint16(buf[4:]), Flags: o.Uint16(buf[6:]), Seq: o.Uint32(buf[8:]),
+			PID: o.Uint32(buf[12:]), Payload: buf[HdrLen:n], order: o})
 		buf = buf[min(Align(n), len(buf)):]
 	}
 	return out, nil
 }
+
+// Split splits messages in this host's byte order (Native.Split).
+func Split(buf []byte) ([]Message, error) { return Native.Split(buf) }
 
 // Align rounds n up to netlink's 4-byte alignment (NLMSG_ALIGN, NLA_ALIGN).
 func Align(n int) int { return (n + 3) &^ 3 }
@@ -74,7 +78,7 @@ func (m Message) Errno() syscall.Errno {
 	if m.Type != TypeError && m.Type != TypeDone || len(m.Payload) < 4 {
 		return 0
 	}
-	return syscall.Errno(-int32(ne.Uint32(m.Payload)))
+	return syscall.Errno(-int32(m.order.Uint32(m.Payload)))
 }
 
 // ExtAck returns the text of the extended ACK of an NLMSG_ERROR or
@@ -89,13 +93,13 @@ func (m Message) ExtAck() string {
 	if m.Type == TypeError {
 		off += HdrLen
 		if m.Flags&FlagCapped == 0 && len(m.Payload) >= 4+HdrLen {
-			off = 4 + Align(int(ne.Uint32(m.Payload[4:])))
+			off = 4 + Align(int(m.order.Uint32(m.Payload[4:])))
 		}
 	}
 	if off > len(m.Payload) {
 		return ""
 	}
-	as, _ := Attrs(m.Payload[off:])
+	as, _ := m.order.Attrs(m.Payload[off:])
 	for _, a := range as {
 		if a.Type == ErrAttrMsg {
 			return a.String()
@@ -103,3 +107,16 @@ func (m Message) ExtAck() string {
 	}
 	return ""
 }
+
+// Attrs returns the attributes of the payload after a family's fixed
+// header of fixed bytes (struct dcbmsg: 4; none: 0), in the message's
+// byte order.
+func (m Message) Attrs(fixed int) ([]Attr, error) {
+	if fixed > len(m.Payload) {
+		return nil, fmt.Errorf("netlink: payload of %d bytes, shorter than its %d-byte header", len(m.Payload), fixed)
+	}
+	return m.order.Attrs(m.Payload[fixed:])
+}
+
+// Order is the byte order the message was split with.
+func (m Message) Order() Order { return m.order }

@@ -3,6 +3,7 @@ package nlmsg
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -134,4 +135,77 @@ func FuzzSplitAttrs(f *testing.F) {
 			_ = m.Errno()
 		}
 	})
+}
+
+// A message written on a host of the other byte order decodes the same
+// through its Order: header, errno, nested attributes and integers.
+func TestForeignOrderDecodes(t *testing.T) {
+	native := NewRequest(0x1502, FlagAck, nil).U32(1, 0x01020304).Attr(2, nest(0xa1b2c3d4e5f60708)).Bytes()
+	foreign := swapped(native)
+	other := map[string]string{"little": "big", "big": "little"}[NativeName()]
+	o, err := OrderNamed(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		o    Order
+		b    []byte
+	}{{"native", Native, native}, {"foreign", o, foreign}} {
+		msgs, err := c.o.Split(c.b)
+		if err != nil || len(msgs) != 1 || msgs[0].Type != 0x1502 || msgs[0].Flags != FlagRequest|FlagAck {
+			t.Fatalf("%s: %+v %v", c.name, msgs, err)
+		}
+		as, err := msgs[0].Attrs(0)
+		if err != nil || len(as) != 2 {
+			t.Fatalf("%s: attributes %+v %v", c.name, as, err)
+		}
+		if v, err := as[0].U32(); v != 0x01020304 || err != nil {
+			t.Errorf("%s: u32 %#x %v", c.name, v, err)
+		}
+		inner, err := as[1].Attrs()
+		if err != nil || len(inner) != 1 {
+			t.Fatalf("%s: nested %+v %v", c.name, inner, err)
+		}
+		if v, err := inner[0].U64(); v != 0xa1b2c3d4e5f60708 || err != nil {
+			t.Errorf("%s: nested u64 %#x %v", c.name, v, err)
+		}
+	}
+	if o.Name() != other || Native.Name() != NativeName() {
+		t.Errorf("names: %s %s", o.Name(), Native.Name())
+	}
+	if _, err := OrderNamed("middle"); err == nil {
+		t.Error("a byte order neither little nor big was taken")
+	}
+}
+
+// nest is one nested u64 attribute of type 3, native order.
+func nest(v uint64) []byte {
+	b := make([]byte, 12)
+	ne.PutUint16(b, 12)
+	ne.PutUint16(b[2:], 3)
+	ne.PutUint64(b[4:], v)
+	return b
+}
+
+// swapped is the test message above as a host of the other order wrote
+// it: every header field and integer reversed, by the layout the test
+// built.
+func swapped(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	rev := func(i, n int) { slices.Reverse(out[i : i+n]) }
+	rev(0, 4)
+	rev(4, 2)
+	rev(6, 2)
+	rev(8, 4)
+	rev(12, 4)
+	rev(16, 2) // attr 1: len, type, u32
+	rev(18, 2)
+	rev(20, 4)
+	rev(24, 2) // attr 2: len, type
+	rev(26, 2)
+	rev(28, 2) // nested: len, type, u64
+	rev(30, 2)
+	rev(32, 8)
+	return out
 }

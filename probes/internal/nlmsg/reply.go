@@ -32,20 +32,21 @@ var (
 	ErrIncomplete = errors.New("netlink: reply ends before NLMSG_DONE or the acknowledgement")
 )
 
-// ReadReply walks once the receive buffers that answer one request sent
-// with flags reqFlags, and returns the payloads of the messages whose type
-// want accepts, in order (they point into bufs). The reply ends, as Conn.Execute reads it, at NLMSG_DONE or at
+// Reply walks once the receive buffers that answer one request sent with
+// flags reqFlags, in byte order o, and returns the messages whose type
+// want accepts, in order (they point into bufs). The reply ends, as
+// Conn.Execute reads it, at NLMSG_DONE or at
 // the NLMSG_ERROR acknowledgement, or, for a request that asked for
 // neither an ACK nor a dump, at its first message outside a multipart
 // answer. A non-zero errno in NLMSG_ERROR or NLMSG_DONE is a *KernelError;
 // a dump the kernel marked interrupted is ErrDumpInterrupted; an overrun
 // is ErrOverrun; buffers that stop before the end are ErrIncomplete.
-func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([][]byte, error) {
+func (o Order) Reply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([]Message, error) {
 	needEnd := reqFlags&(FlagAck|FlagDump) != 0
-	var out [][]byte
+	var out []Message
 	intr := false
 	for _, buf := range bufs {
-		msgs, err := Split(buf)
+		msgs, err := o.Split(buf)
 		if err != nil {
 			return nil, err
 		}
@@ -59,7 +60,7 @@ func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([][]
 			case m.IsDone() || m.IsError():
 				return ended(out, m, intr)
 			case want(m.Type):
-				out = append(out, m.Payload)
+				out = append(out, m)
 			}
 			if !needEnd && m.Flags&FlagMulti == 0 {
 				return ended(out, Message{}, intr)
@@ -71,7 +72,20 @@ func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([][]
 
 // ended is the reply's outcome at its last message end (an NLMSG_ERROR or
 // NLMSG_DONE, or none).
-func ended(out [][]byte, end Message, intr bool) ([][]byte, error) {
+// ReadReply is Native.Reply's payloads: the answer of this host's kernel.
+func ReadReply(bufs [][]byte, reqFlags uint16, want func(typ uint16) bool) ([][]byte, error) {
+	msgs, err := Native.Reply(bufs, reqFlags, want)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(msgs))
+	for i, m := range msgs {
+		out[i] = m.Payload
+	}
+	return out, nil
+}
+
+func ended(out []Message, end Message, intr bool) ([]Message, error) {
 	if e := end.Errno(); e != 0 {
 		return nil, &KernelError{Errno: e, Msg: end.ExtAck()}
 	}
