@@ -89,3 +89,10 @@ func Paths(flows []FlowSummary) []PathSummary {
 	})
 	return out
 }
+
+// FewUDPPorts is the UDP source port count at or below which a path is
+// pointed out: a host pair whose traffic rides one or two 5-tuples can use
+// at most one or two of the fabric's equal-cost paths, whatever the
+// fabric offers (ECMP hashes the 5-tuple; between two hosts only the UDP
+// source port varies). The rule low-flow-entropy has it as a param.
+const FewUDPPorts = 2

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/report"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -668,7 +669,7 @@ func TestPathShareSameOnScreenAndReport(t *testing.T) {
 	m := press(sized(send(New(Options{NoColor: true}), FrameMsg{f}), 160, 45), "3")
 	screen := regexp.MustCompile(`(\d+)% on one 5-tuple`).FindStringSubmatch(m.Render())
 	var rep strings.Builder
-	if err := capture.WriteReport(&rep, f.Wire, capture.ReportOptions{}); err != nil {
+	if err := report.Write(&rep, f.Wire, report.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	b := f.Wire.Paths[0]

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/report"
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
@@ -186,14 +187,14 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 // verdict, then the findings, then the evidence (opcodes, flows, paths,
 // the anomalies, which run to a hundred lines) and the QoS table.
 func printCaptureReport(w io.Writer, res monitor.Result) error {
-	if err := capture.WriteReportHead(w, res.Wire); err != nil {
+	if err := report.WriteHead(w, res.Wire); err != nil {
 		return err
 	}
 	if len(res.Findings) > 0 {
 		fmt.Fprintln(w, "\nfindings")
 		writeFindings(w, checkResult{Findings: res.Findings})
 	}
-	if err := capture.WriteReportBody(w, res.Wire, capture.ReportOptions{}); err != nil {
+	if err := report.WriteBody(w, res.Wire, report.Options{}); err != nil {
 		return err
 	}
 	writeQoS(w, nil, res.Wire)
@@ -327,7 +328,7 @@ func (b *bundleStory) write(w io.Writer, tape *monitor.BundleTape, res monitor.R
 	}
 	if res.Wire != nil {
 		fmt.Fprintln(w, "\ncapture")
-		capture.WriteReport(w, res.Wire, capture.ReportOptions{MaxFlows: 20, MaxAnomalies: 20}) //nolint:errcheck // w's errors show on the next write
+		report.Write(w, res.Wire, report.Options{MaxFlows: 20, MaxAnomalies: 20}) //nolint:errcheck // w's errors show on the next write
 	}
 	var cfg *probes.Config
 	if b.last != nil {

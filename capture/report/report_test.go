@@ -1,24 +1,26 @@
-package capture
+package report
 
 import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/capture"
 )
 
 // A report lists the troubled flows first and sums up the ones it does
 // not list.
 func TestReportSummarisesTheRest(t *testing.T) {
-	s := &Summary{RoCEPackets: 1}
+	s := &capture.Summary{RoCEPackets: 1}
 	for i := range 60 {
-		f := FlowSummary{ID: i + 1, Src: "10.0.0.1", Dst: "10.0.0.2", Packets: 10, Bytes: 1000}
+		f := capture.FlowSummary{ID: i + 1, Src: "10.0.0.1", Dst: "10.0.0.2", Packets: 10, Bytes: 1000}
 		if i < 3 || i == 55 {
 			f.Troubled, f.PSNGaps = true, 1
 		}
 		s.Flows = append(s.Flows, f)
 	}
 	var b bytes.Buffer
-	if err := WriteReport(&b, s, ReportOptions{MaxFlows: 50}); err != nil {
+	if err := Write(&b, s, Options{MaxFlows: 50}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -48,7 +50,7 @@ func TestReportRingDrops(t *testing.T) {
 		{[]uint64{0, 9}, "kernel   9 frames dropped by the kernel before rdmatop saw them (by ring: 0 9)\n"},
 	} {
 		var b bytes.Buffer
-		if err := WriteReport(&b, &Summary{KernelDrops: &drops, RingDrops: c.rings}, ReportOptions{}); err != nil {
+		if err := Write(&b, &capture.Summary{KernelDrops: &drops, RingDrops: c.rings}, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), c.want) {
@@ -62,7 +64,7 @@ func TestReportRingDrops(t *testing.T) {
 func TestReportSnapLength(t *testing.T) {
 	for snap, want := range map[uint32]string{0: ", ethernet, no snap length set)", 128: ", ethernet, snaplen 128)"} {
 		var b bytes.Buffer
-		if err := WriteReport(&b, &Summary{File: "x.pcapng", Format: "pcapng", LinkType: "ethernet", Snaplen: snap}, ReportOptions{}); err != nil {
+		if err := Write(&b, &capture.Summary{File: "x.pcapng", Format: "pcapng", LinkType: "ethernet", Snaplen: snap}, Options{}); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.Contains(b.String(), want) {

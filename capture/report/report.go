@@ -1,4 +1,8 @@
-package capture
+// Package report writes a capture's analysis for people: the capture's
+// facts and a verdict, the opcode mix, the flows with the troubled ones
+// first, the anomalies with their packet numbers and times. It only reads
+// a capture.Summary: the analysis is package capture's.
+package report
 
 import (
 	"fmt"
@@ -6,28 +10,29 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/internal/termtext"
 )
 
-// ReportOptions tunes WriteReport.
-type ReportOptions struct {
+// Options tunes Write.
+type Options struct {
 	// MaxFlows and MaxAnomalies bound the tables (0: 50 and 100).
 	MaxFlows, MaxAnomalies int
 }
 
-// WriteReport prints a summary for people: capture facts, a verdict, the
+// Write prints a summary for people: capture facts, a verdict, the
 // opcode mix, flows with the troubled ones first, and the anomalies with
-// their packet numbers and times (WriteReportHead, then WriteReportBody).
-func WriteReport(w io.Writer, s *Summary, o ReportOptions) error {
-	if err := WriteReportHead(w, s); err != nil {
+// their packet numbers and times (WriteHead, then WriteBody).
+func Write(w io.Writer, s *capture.Summary, o Options) error {
+	if err := WriteHead(w, s); err != nil {
 		return err
 	}
-	return WriteReportBody(w, s, o)
+	return WriteBody(w, s, o)
 }
 
-// WriteReportHead prints the capture's facts and its verdict: what a
+// WriteHead prints the capture's facts and its verdict: what a
 // reader needs before the findings.
-func WriteReportHead(w io.Writer, s *Summary) error {
+func WriteHead(w io.Writer, s *capture.Summary) error {
 	b := &strings.Builder{}
 	if s.File != "" {
 		fmt.Fprintf(b, "capture  %s (%s", termtext.Sanitize(s.File), s.Format)
@@ -72,9 +77,9 @@ func WriteReportHead(w io.Writer, s *Summary) error {
 		b.WriteString("\n")
 	}
 	switch s.ICRC {
-	case ICRCSampled:
+	case capture.ICRCSampled:
 		fmt.Fprintf(b, "icrc     verified on a sample: %d packets unchecked while the live capture fell behind (--icrc=on verifies every one)\n", s.ICRCUnchecked)
-	case ICRCNotVerified:
+	case capture.ICRCNotVerified:
 		b.WriteString("icrc     not verified (--icrc=off)\n")
 	}
 	if s.Error != "" {
@@ -87,9 +92,9 @@ func WriteReportHead(w io.Writer, s *Summary) error {
 	return err
 }
 
-// WriteReportBody prints the evidence behind the verdict: the opcode mix,
+// WriteBody prints the evidence behind the verdict: the opcode mix,
 // the flows with the troubled ones first, the paths and the anomalies.
-func WriteReportBody(w io.Writer, s *Summary, o ReportOptions) error {
+func WriteBody(w io.Writer, s *capture.Summary, o Options) error {
 	if o.MaxFlows <= 0 {
 		o.MaxFlows = 50
 	}
@@ -168,7 +173,7 @@ func snaplenText(n uint32) string {
 
 // restOfFlows sums up the flows a report does not list: a cluster's
 // capture has 100,000 of them, and the quiet ones are a count, not a table.
-func restOfFlows(rest []FlowSummary) string {
+func restOfFlows(rest []capture.FlowSummary) string {
 	var troubled int
 	var packets, bytes uint64
 	for i := range rest {
@@ -184,7 +189,7 @@ func restOfFlows(rest []FlowSummary) string {
 }
 
 // verdict says in one line what the capture shows.
-func verdict(s *Summary) string {
+func verdict(s *capture.Summary) string {
 	t := &s.Totals
 	if s.RoCEPackets == 0 {
 		return "no RoCE packets (RoCEv2 is UDP port 4791, RoCEv1 EtherType 0x8915). " +
@@ -229,7 +234,7 @@ func verdict(s *Summary) string {
 	return strings.Join(parts, "; ")
 }
 
-func nakBreakdown(n NAKCounts) string {
+func nakBreakdown(n capture.NAKCounts) string {
 	var p []string
 	for _, c := range n.Codes() {
 		if c.Count > 0 && c.Key != "rnr" { // RNR NAKs have their own column
@@ -239,16 +244,9 @@ func nakBreakdown(n NAKCounts) string {
 	return strings.Join(p, ", ")
 }
 
-// FewUDPPorts is the UDP source port count at or below which a path is
-// pointed out: a host pair whose traffic rides one or two 5-tuples can use
-// at most one or two of the fabric's equal-cost paths, whatever the
-// fabric offers (ECMP hashes the 5-tuple; between two hosts only the UDP
-// source port varies). The rule low-flow-entropy has it as a param.
-const FewUDPPorts = 2
-
 // writePaths prints the host pairs' ECMP entropy, the busiest first, and
 // points out those riding few 5-tuples.
-func writePaths(w io.Writer, paths []PathSummary, most int) {
+func writePaths(w io.Writer, paths []capture.PathSummary, most int) {
 	if len(paths) == 0 {
 		return
 	}
@@ -257,12 +255,12 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 	fmt.Fprintln(tw, "src -> dst\tQPs\tUDP ports\tbytes\tbusiest QP\tbusiest 5-tuple\t")
 	few := 0
 	for i, p := range paths {
-		if p.UDPSrcPorts <= FewUDPPorts {
+		if p.UDPSrcPorts <= capture.FewUDPPorts {
 			few++
 		}
 		if i < most {
 			fmt.Fprintf(tw, "%s -> %s\t%d\t%d\t%d\t%d%%\t%d%%\t\n", p.Src, p.Dst, p.QPs, p.UDPSrcPorts, p.Bytes,
-				Percent(float64(p.MaxQPBytes), float64(p.Bytes)), Percent(float64(p.MaxPortBytes), float64(p.Bytes)))
+				capture.Percent(float64(p.MaxQPBytes), float64(p.Bytes)), capture.Percent(float64(p.MaxPortBytes), float64(p.Bytes)))
 		}
 	}
 	tw.Flush()
@@ -272,6 +270,6 @@ func writePaths(w io.Writer, paths []PathSummary, most int) {
 	if few > 0 {
 		fmt.Fprintf(w, "  %d of %d paths ride at most %d UDP source ports: ECMP can spread each over at most that many of the fabric's\n"+
 			"  equal-cost paths. More QPs per peer (NCCL_IB_QPS_PER_CONNECTION, NCCL_IB_SPLIT_DATA_ON_QPS) give more 5-tuples.\n",
-			few, len(paths), FewUDPPorts)
+			few, len(paths), capture.FewUDPPorts)
 	}
 }
