@@ -11,6 +11,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
@@ -198,7 +199,7 @@ func (a *Analyzer) Run(src Source) error {
 // yields the summary of what came before the damage together with the error
 // (also recorded in Summary.Error).
 func AnalyzeFile(path string, cfg Config) (*Summary, error) {
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 type frame struct {
@@ -16,7 +18,7 @@ type frame struct {
 
 func loadFrames(b *testing.B, path string) []frame {
 	b.Helper()
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // idleFlows feeds n RC QPs one request and its ACK each (the real frames 1
@@ -17,7 +19,7 @@ import (
 // request and its ACK, to stamp with other QPNs and PSNs.
 func cleanPair(tb testing.TB) [2][]byte {
 	tb.Helper()
-	src, err := OpenFile("../testdata/rxe/pcap/clean.pcap")
+	src, err := pcapfile.Open("../testdata/rxe/pcap/clean.pcap")
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // FuzzFileSource feeds arbitrary bytes to the capture file reader and the
@@ -31,7 +33,7 @@ func FuzzFileSource(f *testing.F) {
 	}
 	f.Add(ng[:4096])
 	f.Fuzz(func(t *testing.T, data []byte) {
-		src, err := NewReaderSource("fuzz", bytes.NewReader(data))
+		src, err := pcapfile.NewReader("fuzz", bytes.NewReader(data))
 		if err != nil {
 			return
 		}
@@ -42,7 +44,7 @@ func FuzzFileSource(f *testing.F) {
 				break
 			}
 			if err != nil {
-				var ie *InputError
+				var ie *pcapfile.InputError
 				if !errors.As(err, &ie) && !errors.Is(err, io.ErrUnexpectedEOF) {
 					// pcapgo's own errors are acceptable, but must be errors.
 					_ = err.Error()

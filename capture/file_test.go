@@ -14,6 +14,8 @@ import (
 
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 const cleanPcap = "../testdata/rxe/pcap/clean.pcap"
@@ -93,7 +95,7 @@ func TestLinkTypes(t *testing.T) {
 		}},
 	} {
 		t.Run(lt.name, func(t *testing.T) {
-			src, err := OpenFile(cleanPcap)
+			src, err := pcapfile.Open(cleanPcap)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,9 +164,9 @@ func TestDamagedFiles(t *testing.T) {
 	t.Run("truncated mid-record", func(t *testing.T) {
 		cut := raw[:offs[100]+30] // record 101 ends early
 		s, err := AnalyzeFile(writeTemp(t, "cut.pcap", cut), Config{})
-		var ie *InputError
-		if !errors.As(err, &ie) || !errors.Is(err, ErrTruncatedFile) {
-			t.Fatalf("error %v, want a truncation InputError", err)
+		var ie *pcapfile.InputError
+		if !errors.As(err, &ie) || !errors.Is(err, pcapfile.ErrTruncated) {
+			t.Fatalf("error %v, want a truncation pcapfile.InputError", err)
 		}
 		if ie.Record != 101 || ie.Offset != int64(offs[100]) {
 			t.Errorf("error names record %d offset %d, want 101 at %d", ie.Record, ie.Offset, offs[100])
@@ -180,7 +182,7 @@ func TestDamagedFiles(t *testing.T) {
 		bad := bytes.Clone(raw)
 		binary.LittleEndian.PutUint32(bad[offs[5]+8:], 0x7fff0000)
 		s, err := AnalyzeFile(writeTemp(t, "big.pcap", bad), Config{})
-		var ie *InputError
+		var ie *pcapfile.InputError
 		if !errors.As(err, &ie) || ie.Record != 6 || ie.Offset != int64(offs[5]) || !strings.Contains(err.Error(), "snap length") {
 			t.Fatalf("error %v", err)
 		}
@@ -218,7 +220,7 @@ func TestDamagedFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		s, err := AnalyzeFile(writeTemp(t, "cut.pcapng", ng[:len(ng)/2]), Config{})
-		var ie *InputError
+		var ie *pcapfile.InputError
 		if !errors.As(err, &ie) || ie.Record != int(s.Packets)+1 {
 			t.Fatalf("error %v after %d packets", err, s.Packets)
 		}

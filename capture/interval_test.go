@@ -4,6 +4,8 @@ import (
 	"io"
 	"testing"
 	"time"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // cutFile replays path through one analyzer, cutting an interval every
@@ -19,7 +21,7 @@ func cutFile(t *testing.T, path string, iv time.Duration) ([]*Summary, *Summary)
 // time from its first packet, and once at the end; cut is to call Cut.
 func cutEach(t *testing.T, path string, iv time.Duration, cfg Config, cut func(a *Analyzer, end int64)) *Analyzer {
 	t.Helper()
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // A long capture with far more flows than the table holds stays within the
@@ -52,7 +54,7 @@ func TestFlowTableBoundsMemory(t *testing.T) {
 
 func firstRoCEFrame(t *testing.T, path string) []byte {
 	t.Helper()
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

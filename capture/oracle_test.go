@@ -15,6 +15,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
@@ -155,7 +156,7 @@ func TestOracle(t *testing.T) {
 
 // compareWithOracle decodes every frame of path and compares it with rows.
 func compareWithOracle(t *testing.T, path string, rows map[int]oracleRow) int {
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

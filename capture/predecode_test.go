@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // A frame decoded ahead by the analyzer's Predecoder (on the reader's
@@ -20,7 +22,7 @@ func TestPacketDecodedSameAsPacket(t *testing.T) {
 			if pd == nil {
 				t.Fatal("an analyzer that does not sample the ICRC has no Predecoder")
 			}
-			src, err := OpenFile(path)
+			src, err := pcapfile.Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
@@ -188,7 +189,7 @@ func droppedPackets(t *testing.T, before, after, src string) []wirePacket {
 
 func forEachRoCE(t *testing.T, path string, fn func(*Decoded)) {
 	t.Helper()
-	src, err := OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

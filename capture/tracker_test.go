@@ -1,6 +1,10 @@
 package capture
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
+)
 
 // The oferby capture's responder advertises end-to-end credits (AETH credit
 // codes 5 and 6 in Wireshark's decode: 6 and 8 credits).
@@ -63,7 +67,7 @@ func TestRTTHistogram(t *testing.T) {
 // The recent-packets ring lists a flow's last packets in order.
 func TestRecentPackets(t *testing.T) {
 	a := NewAnalyzer(Config{})
-	src, err := OpenFile("../testdata/rxe/faults/rnr-exceeded/capture.pcap")
+	src, err := pcapfile.Open("../testdata/rxe/faults/rnr-exceeded/capture.pcap")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/roce"
 
 	"github.com/gopacket/gopacket/pcapgo"
@@ -151,7 +152,7 @@ func compareRun(t *testing.T, r truthRun, point string, s *Summary, fault, verb 
 // 0 (and the header checksum mended), as hardware RoCE NICs send.
 func zeroIPIDs(t *testing.T, in, out string) {
 	t.Helper()
-	src, err := OpenFile(in)
+	src, err := pcapfile.Open(in)
 	if err != nil {
 		t.Fatal(err)
 	}

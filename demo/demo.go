@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
@@ -106,8 +107,8 @@ type Scenario struct {
 	det    qpevent.Detector
 	err    error
 
-	tick int                 // the tick whose packets or sample come next
-	pkts *capture.FileSource // tick's packets still to play
+	tick int              // the tick whose packets or sample come next
+	pkts *pcapfile.Source // tick's packets still to play
 }
 
 // New returns the demo scenario; seed drives the small jitter of the
@@ -154,7 +155,7 @@ func (s *Scenario) Next(ctx context.Context) (monitor.Record, error) {
 	if s.pkts == nil {
 		pcap, err := s.wire(ph.kind, s.tick)
 		if err == nil {
-			s.pkts, err = capture.NewReaderSource(Source, bytes.NewReader(pcap))
+			s.pkts, err = pcapfile.NewReader(Source, bytes.NewReader(pcap))
 		}
 		if err != nil {
 			s.err = fmt.Errorf("demo: tick %d capture: %w", s.tick, err)

@@ -23,6 +23,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/internal/netnstest"
 	"github.com/rdmatop/rdmatop/monitor"
@@ -154,7 +155,7 @@ func frames(t *testing.T) [][]byte {
 	if err := cp.Close(); err != nil {
 		t.Fatal(err)
 	}
-	src, err := capture.NewReaderSource("frames", &buf)
+	src, err := pcapfile.NewReader("frames", &buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 )
@@ -185,7 +186,7 @@ func TestLatestSlowConsumer(t *testing.T) {
 // then nothing (ErrTimeout) until closed.
 type fileWire struct {
 	mu     sync.Mutex
-	src    *capture.FileSource
+	src    *pcapfile.Source
 	pace   time.Duration
 	closed bool
 	sent   int
@@ -227,7 +228,7 @@ func (w *fileWire) Stats() (capture.LiveStats, error) {
 // interval; the capture's status is one of the snapshot's sources.
 func TestLiveHostAndWire(t *testing.T) {
 	noLeak(t) // the pump ends with the run
-	src, err := capture.OpenFile("../testdata/rxe/pcap/ecn.pcap")
+	src, err := pcapfile.Open("../testdata/rxe/pcap/ecn.pcap")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ import (
 // capture.Predecoder it also decodes the batches it is ahead with, so
 // that the analysis goroutine only tracks them.
 
-// packetSource is what prefetch reads: capture.FileSource.
+// packetSource is what prefetch reads: pcapfile.Source.
 type packetSource interface {
 	ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error)
 }

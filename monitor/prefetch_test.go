@@ -14,7 +14,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // The tape reading ahead returns what the file source returns, record for
@@ -24,7 +24,7 @@ func TestPrefetchSameAsSource(t *testing.T) {
 	for _, path := range []string{lossy, "../testdata/scenarios/truncated.pcap",
 		"../testdata/pcaps/oferby-proxy_roce.pcapng", "../testdata/lab/pipeline/incident.pcapng.gz"} {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			src, err := capture.OpenFile(path)
+			src, err := pcapfile.Open(path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // ringWire hands out frames from one buffer that Close releases, as a
@@ -49,7 +49,7 @@ func (w *ringWire) Close() error {
 // unmapped under the reader.)
 func TestLiveClosesWireAfterReader(t *testing.T) {
 	for range 5 {
-		src, err := capture.OpenFile("../testdata/rxe/pcap/lossy1.pcap")
+		src, err := pcapfile.Open("../testdata/rxe/pcap/lossy1.pcap")
 		if err != nil {
 			t.Fatal(err)
 		}

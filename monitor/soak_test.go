@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -58,7 +59,7 @@ func (c *churnTape) packets(i int) [][]byte {
 	conn.Next(scenario.Keep, scenario.Drop)
 	conn.Ack(conn.Write(4096))
 	cp.Close()
-	src, _ := capture.NewReaderSource("churn", &buf)
+	src, _ := pcapfile.NewReader("churn", &buf)
 	var out [][]byte
 	for {
 		d, _, _, err := src.ReadPacket()

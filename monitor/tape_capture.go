@@ -5,13 +5,14 @@ import (
 	"os"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // CaptureTape plays a capture file (pcap or pcapng, plain or gzip). Its
 // packets are read ahead on a goroutine of their own (prefetch.go) from
 // the first Next to Close.
 type CaptureTape struct {
-	src    *capture.FileSource
+	src    *pcapfile.Source
 	n      int
 	ahead  *prefetch
 	decode *capture.Predecoder
@@ -20,7 +21,7 @@ type CaptureTape struct {
 
 // OpenCapture opens a capture file as a tape.
 func OpenCapture(path string) (*CaptureTape, error) {
-	src, err := capture.OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +89,7 @@ func (t *CaptureTape) PeekSpan(want int64) (span int64, eof, ok bool) {
 	if st, err := os.Stat(t.src.Path); err != nil || !st.Mode().IsRegular() {
 		return 0, false, false
 	}
-	src, err := capture.OpenFile(t.src.Path)
+	src, err := pcapfile.Open(t.src.Path)
 	if err != nil {
 		return 0, false, false
 	}

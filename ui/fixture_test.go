@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
@@ -88,7 +89,7 @@ func fixtureFrame(t testing.TB) monitor.Frame {
 			probes.Event{Time: t0.Add(58 * time.Second), Source: "kmsg", Kind: "driver_error", Severity: probes.SevWarning, Device: "mlx5_0", Detail: "mlx5_core 0000:3b:00.0: CQE error\x1b[31m syndrome 0x5"},
 			probes.Event{Time: t0.Add(30 * time.Second), Source: "port", Kind: "port_state", Severity: probes.SevInfo, Device: "mlx5_1", Port: 1, Detail: "ACTIVE → DOWN"},
 		)
-		src, err := capture.OpenFile(fixtures + "rxe/pcap/lossy1.pcap")
+		src, err := pcapfile.Open(fixtures + "rxe/pcap/lossy1.pcap")
 		if err != nil {
 			fixErr = err
 			return

@@ -268,7 +268,7 @@ func icrcOK(ip, udp []byte) bool {
 
 // FullCapture names the full capture of one point of a run: point.pcap as
 // tcpdump wrote it, or point.pcap.full.gz where an archived run keeps it
-// compressed to save disk. Both readers (ReadPcap here, capture.OpenFile in
+// compressed to save disk. Both readers (ReadPcap here, pcapfile.Open in
 // rdmatop) inflate gzip themselves.
 func FullCapture(dir, point string) string {
 	plain := filepath.Join(dir, point+".pcap")

@@ -12,7 +12,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // Shared test fixtures (relative to this package).
@@ -39,7 +39,7 @@ func tk(i int) item { return item{tick: sample(i)} }
 // realFrames reads up to max packets (all when max <= 0) of a capture.
 func realFrames(t testing.TB, path string, max int) []item {
 	t.Helper()
-	src, err := capture.OpenFile(path)
+	src, err := pcapfile.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
+	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Packets and ticks come back in the order written, packets with their
@@ -116,9 +116,9 @@ func TestPcapngOptions(t *testing.T) {
 	}
 }
 
-func capturePackets(t *testing.T, b []byte) *capture.FileSource {
+func capturePackets(t *testing.T, b []byte) *pcapfile.Source {
 	t.Helper()
-	src, err := capture.NewReaderSource("v2", bytes.NewReader(b))
+	src, err := pcapfile.NewReader("v2", bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -662,7 +662,7 @@ func TestCaptureReadsV2(t *testing.T) {
 	for _, gz := range []bool{false, true} {
 		b := writeV2(t, PcapngOptions{Gzip: gz, Iface: "eth0"}, withTicks(frames, 37))
 		src := capturePackets(t, b)
-		if src.Format != capture.FormatPcapNG || src.Compressed != gz {
+		if src.Format != pcapfile.FormatPcapNG || src.Compressed != gz {
 			t.Errorf("gzip %v: format %s compressed %v", gz, src.Format, src.Compressed)
 		}
 		n := 0

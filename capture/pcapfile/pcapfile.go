@@ -1,4 +1,8 @@
-package capture
+// Package pcapfile is a source of captured frames: a pcap or pcapng file,
+// plain or gzip-compressed, read one record at a time in constant memory,
+// with damage reported by record and byte offset. It knows nothing of
+// RoCE; package capture analyses what it yields (capture.Source).
+package pcapfile
 
 import (
 	"bufio"
@@ -13,20 +17,20 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 )
 
-// FileFormat names a capture container.
-type FileFormat string
+// Format names a capture container.
+type Format string
 
 // Capture containers rdmatop reads.
 const (
-	FormatPcap   FileFormat = "pcap"
-	FormatPcapNG FileFormat = "pcapng"
+	FormatPcap   Format = "pcap"
+	FormatPcapNG Format = "pcapng"
 )
 
-// FileSource reads a pcap or pcapng file, plain or gzip-compressed, one
+// Source reads a pcap or pcapng file, plain or gzip-compressed, one
 // record at a time in constant memory.
-type FileSource struct {
+type Source struct {
 	Path       string
-	Format     FileFormat
+	Format     Format
 	Compressed bool
 	Snaplen    uint32
 
@@ -57,16 +61,16 @@ func (e *InputError) Error() string {
 
 func (e *InputError) Unwrap() error { return e.Err }
 
-// ErrTruncatedFile is wrapped when a file ends in the middle of a record.
-var ErrTruncatedFile = errors.New("file ends in the middle of a record (truncated capture?)")
+// ErrTruncated is wrapped when a file ends in the middle of a record.
+var ErrTruncated = errors.New("file ends in the middle of a record (truncated capture?)")
 
-// OpenFile opens a capture file and reads its header.
-func OpenFile(path string) (*FileSource, error) {
+// Open opens a capture file and reads its header.
+func Open(path string) (*Source, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := NewReaderSource(path, f)
+	s, err := NewReader(path, f)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -75,9 +79,9 @@ func OpenFile(path string) (*FileSource, error) {
 	return s, nil
 }
 
-// NewReaderSource reads a capture from r; name is used in messages.
-func NewReaderSource(name string, r io.Reader) (*FileSource, error) {
-	s := &FileSource{Path: name}
+// NewReader reads a capture from r; name is used in messages.
+func NewReader(name string, r io.Reader) (*Source, error) {
+	s := &Source{Path: name}
 	if err := s.open(r); err != nil {
 		return nil, err
 	}
@@ -90,7 +94,7 @@ const (
 	magicPcapNGBlock = 0x0a0d0d0a
 )
 
-func (s *FileSource) open(r io.Reader) error {
+func (s *Source) open(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(4)
 	if len(head) < 2 {
@@ -144,22 +148,22 @@ func (s *FileSource) open(r io.Reader) error {
 	return nil
 }
 
-func (s *FileSource) headerError(err error) error {
+func (s *Source) headerError(err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		err = fmt.Errorf("file header is cut short: %w", ErrTruncatedFile)
+		err = fmt.Errorf("file header is cut short: %w", ErrTruncated)
 	}
 	return fmt.Errorf("%s: bad %s file header: %w", s.Path, s.Format, err)
 }
 
 // LinkType is the link type of the file (of its first interface for pcapng).
-func (s *FileSource) LinkType() layers.LinkType { return s.link }
+func (s *Source) LinkType() layers.LinkType { return s.link }
 
 // Records returns the number of records read so far.
-func (s *FileSource) Records() int { return s.record }
+func (s *Source) Records() int { return s.record }
 
 // ReadPacket returns the next record. At a clean end of file it returns
 // io.EOF; damage returns an *InputError naming the record and offset.
-func (s *FileSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+func (s *Source) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 	var data []byte
 	var ci gopacket.CaptureInfo
 	var err error
@@ -187,7 +191,7 @@ func (s *FileSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 			return nil, ci, link, io.EOF
 		}
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			err = ErrTruncatedFile
+			err = ErrTruncated
 		}
 		return nil, ci, link, &InputError{Path: s.Path, Record: s.record + 1, Offset: s.offset, Err: err}
 	}
@@ -204,8 +208,8 @@ func (s *FileSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 	return data, ci, link, nil
 }
 
-// Close closes the file (a no-op for NewReaderSource).
-func (s *FileSource) Close() error {
+// Close closes the file (a no-op for NewReader).
+func (s *Source) Close() error {
 	if s.f == nil {
 		return nil
 	}
@@ -215,7 +219,7 @@ func (s *FileSource) Close() error {
 // Progress returns how far into the file reading has got, in bytes of the
 // file on disk (compressed bytes for a gzip file), and the file's size. It
 // may be called from another goroutine while packets are read.
-func (s *FileSource) Progress() (done, total int64) {
+func (s *Source) Progress() (done, total int64) {
 	if s.f == nil {
 		return 0, 0
 	}
