@@ -9,6 +9,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 )
 
@@ -31,7 +32,7 @@ func BenchmarkDecodeTrackWorkers(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				shares := make([][][]byte, n)
 				for _, f := range frames {
-					i := FanoutShard(f, n)
+					i := live.FanoutShard(f, n)
 					shares[i] = append(shares[i], f)
 				}
 				as := make([]*Analyzer, n)

@@ -16,7 +16,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/internal/bundletest"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -145,7 +145,7 @@ func ruleIDs(res Result) []string {
 }
 
 // flappyWire is a live capture whose link the test takes down and up:
-// while down it answers as capture.LiveSource does (a *LinkDownError
+// while down it answers as live.Source does (a *LinkDownError
 // after the poll timeout), otherwise nothing (ErrTimeout).
 type flappyWire struct {
 	down   atomic.Bool
@@ -158,9 +158,9 @@ func (w *flappyWire) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 	case w.closed.Load():
 		return nil, gopacket.CaptureInfo{}, 0, io.EOF
 	case w.down.Load():
-		return nil, gopacket.CaptureInfo{}, 0, &capture.LinkDownError{Iface: "veth0", Why: "administratively down"}
+		return nil, gopacket.CaptureInfo{}, 0, &live.LinkDownError{Iface: "veth0", Why: "administratively down"}
 	}
-	return nil, gopacket.CaptureInfo{}, 0, capture.ErrTimeout
+	return nil, gopacket.CaptureInfo{}, 0, live.ErrTimeout
 }
 
 func (w *flappyWire) Close() error { w.closed.Store(true); return nil }

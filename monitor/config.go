@@ -9,6 +9,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/rules"
@@ -21,11 +22,11 @@ type Host interface {
 	Sample(ctx context.Context, now time.Time) (snap *probes.Snapshot, tick *bundle.Tick, err error)
 }
 
-// Wire is a live capture: capture.LiveSource, or a fake in tests.
-// ReadPacket returns capture.ErrTimeout when nothing arrived for a while
+// Wire is a live capture: live.Source, or a fake in tests.
+// ReadPacket returns live.ErrTimeout when nothing arrived for a while
 // and io.EOF once closed; Close may be called from another goroutine.
 //
-// A frame's data may live in the source's memory (capture.LiveSource reads
+// A frame's data may live in the source's memory (live.Source reads
 // zero-copy from its ring): it is valid until the next ReadPacket or
 // Close. So ReadPacket must return within a bounded time (ErrTimeout when
 // idle), and a run closes the source only after its reader has stopped.
@@ -34,9 +35,9 @@ type Wire interface {
 }
 
 // WireStats is implemented by live captures that know the kernel's drop
-// count (capture.LiveSource).
+// count (live.Source).
 type WireStats interface {
-	Stats() (capture.LiveStats, error)
+	Stats() (live.Stats, error)
 }
 
 // Record is one item of a recording played back: a host tick or a packet.
@@ -105,7 +106,7 @@ type Config struct {
 	Host Host
 	Wire Wire
 	// Fanout are the further rings of Wire's PACKET_FANOUT group
-	// (capture.OpenLiveFanout): each is read by its own goroutine into its
+	// (live.OpenFanout): each is read by its own goroutine into its
 	// own analysis shard, and the shards merge at every tick. Not with a
 	// Recorder, whose file needs one order of packets and ticks.
 	Fanout []Wire

@@ -12,6 +12,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 )
@@ -36,7 +37,7 @@ func (w *fanoutRing) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 		return nil, gopacket.CaptureInfo{}, 0, io.EOF
 	}
 	if len(w.frames) == 0 {
-		return nil, gopacket.CaptureInfo{}, 0, capture.ErrTimeout
+		return nil, gopacket.CaptureInfo{}, 0, live.ErrTimeout
 	}
 	f := w.frames[0]
 	w.frames = w.frames[1:]
@@ -50,11 +51,11 @@ func (w *fanoutRing) Close() error {
 	return nil
 }
 
-func (w *fanoutRing) Stats() (capture.LiveStats, error) {
+func (w *fanoutRing) Stats() (live.Stats, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drops += w.step
-	return capture.LiveStats{Drops: w.drops}, nil
+	return live.Stats{Drops: w.drops}, nil
 }
 
 // A live capture on two rings of a fanout group: every Frame merges both
@@ -71,7 +72,7 @@ func TestLiveFanoutMerged(t *testing.T) {
 	total := len(frames)
 	for _, f := range frames {
 		whole.Packet(f.Data, f.CI, layers.LinkTypeEthernet)
-		r := rings[capture.FanoutShard(f.Data, len(rings))]
+		r := rings[live.FanoutShard(f.Data, len(rings))]
 		r.frames = append(r.frames, f.Data)
 	}
 	if len(rings[0].frames) == 0 || len(rings[1].frames) == 0 {

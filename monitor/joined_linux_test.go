@@ -22,7 +22,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 	"github.com/rdmatop/rdmatop/internal/netnstest"
@@ -186,10 +186,10 @@ func TestJoinedLiveView(t *testing.T) {
 	ns.Veth(t, "veth0", "wire0")
 	root := extractRoot(t)
 	mfs := &movingFS{FS: os.DirFS(root), reads: map[string]uint64{}}
-	var wire *capture.LiveSource
+	var wire *live.Source
 	ns.Do(t, func() error {
 		var err error
-		wire, err = capture.OpenLive("veth0", capture.LiveOptions{PollTimeout: 20 * time.Millisecond})
+		wire, err = live.Open("veth0", live.Options{PollTimeout: 20 * time.Millisecond})
 		return err
 	})
 	sender := ns.Sender(t, "wire0")

@@ -8,7 +8,7 @@ import (
 )
 
 // linkWatch is the captured interface's state as the capture's readers
-// find it (capture.LinkDownError), and the time the capture was blind
+// find it (live.LinkDownError), and the time the capture was blind
 // because of it: while the interface is down the kernel hands a packet
 // socket nothing, so that time is missing from the analysis, and a
 // Frame says how much of its interval it is. Guarded by wireState.mu.

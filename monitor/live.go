@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 )
@@ -235,7 +236,7 @@ func (r *Run) cutLocked(w *wireState, f *Frame, raw *bundle.Tick, end int64) (*w
 // (packet, under mu) until ctx ends or the source fails; a failure (the
 // interface went away) becomes the wire's status, and the analysis of
 // what came before stays. While the interface is down the source says so
-// once per poll timeout (capture.ErrLinkDown): the wire's link watch
+// once per poll timeout (live.ErrLinkDown): the wire's link watch
 // notes when it went down and, at the ring's next packet or timeout,
 // when it came back.
 //
@@ -249,15 +250,15 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 	sampling, down := false, false
 	for n := 0; ctx.Err() == nil; {
 		data, ci, link, err := src.ReadPacket()
-		if down && (err == nil || errors.Is(err, capture.ErrTimeout)) && !linkDown(src) {
+		if down && (err == nil || errors.Is(err, live.ErrTimeout)) && !linkDown(src) {
 			down = false
 			w.mu.Lock()
 			w.link.cameUp(ring, now())
 			w.mu.Unlock()
 		}
-		var ld *capture.LinkDownError
+		var ld *live.LinkDownError
 		switch {
-		case errors.Is(err, capture.ErrTimeout):
+		case errors.Is(err, live.ErrTimeout):
 			continue
 		case errors.As(err, &ld):
 			down = true
@@ -295,7 +296,7 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 }
 
 // linkDown reports whether a source that knows its interface's state
-// (capture.LiveSource) still finds it down: frames from before the fall
+// (live.Source) still finds it down: frames from before the fall
 // can be read after it.
 func linkDown(src Wire) bool {
 	l, ok := src.(interface{ LinkDown() bool })

@@ -12,7 +12,7 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
@@ -202,7 +202,7 @@ func (w *fileWire) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, 
 	}
 	data, ci, link, err := w.src.ReadPacket()
 	if err == io.EOF {
-		return nil, ci, link, capture.ErrTimeout
+		return nil, ci, link, live.ErrTimeout
 	}
 	w.sent++
 	ci.Timestamp = time.Now()
@@ -216,11 +216,11 @@ func (w *fileWire) Close() error {
 	return w.src.Close()
 }
 
-func (w *fileWire) Stats() (capture.LiveStats, error) {
+func (w *fileWire) Stats() (live.Stats, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.drops += 2
-	return capture.LiveStats{Packets: uint64(w.sent), Drops: w.drops}, nil
+	return live.Stats{Packets: uint64(w.sent), Drops: w.drops}, nil
 }
 
 // Live host and wire in one run: every Frame has both; the intervals'
@@ -306,7 +306,7 @@ func (w *brokenWire) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 	if w.n > 3 {
 		return nil, gopacket.CaptureInfo{}, 0, errors.New("capture on veth9: network is down")
 	}
-	return nil, gopacket.CaptureInfo{}, 0, capture.ErrTimeout
+	return nil, gopacket.CaptureInfo{}, 0, live.ErrTimeout
 }
 func (w *brokenWire) Close() error { return nil }
 

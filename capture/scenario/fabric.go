@@ -15,7 +15,7 @@ import (
 // share a host), as a capture of a fabric's many hosts would hold them: a 4 KiB WRITE and its ACK, then a SEND. Every
 // fifth pair is IPv6. Connection i%4 == 1 loses a packet and recovers
 // with a NAK and go-back-N; i%4 == 2 has two CE-marked packets and a CNP
-// back. It is what splitting a capture by host pair (capture.FanoutShard)
+// back. It is what splitting a capture by host pair (live.FanoutShard)
 // is tested with.
 func Fabric(cp *Capture, pairs int) {
 	host := func(i int, v6 bool) Endpoint {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/probes/ncclras"
 	"github.com/rdmatop/rdmatop/rules"
 )
@@ -178,11 +179,11 @@ func (f *wireFlags) config() (capture.Config, error) {
 	if !ok {
 		return capture.Config{}, usageError{fmt.Errorf("--icrc %q: one of auto, on, off", f.icrc)}
 	}
-	if f.workers < 0 || f.workers > capture.MaxFanout {
-		return capture.Config{}, usageError{fmt.Errorf("--workers %d: between 1 and %d (0: one per CPU)", f.workers, capture.MaxFanout)}
+	if f.workers < 0 || f.workers > live.MaxFanout {
+		return capture.Config{}, usageError{fmt.Errorf("--workers %d: between 1 and %d (0: one per CPU)", f.workers, live.MaxFanout)}
 	}
-	if f.snaplen != 0 && f.snaplen < capture.MinSnapLen {
-		return capture.Config{}, usageError{fmt.Errorf("--snaplen %d: at least %d bytes are needed for the RoCE headers", f.snaplen, capture.MinSnapLen)}
+	if f.snaplen != 0 && f.snaplen < live.MinSnapLen {
+		return capture.Config{}, usageError{fmt.Errorf("--snaplen %d: at least %d bytes are needed for the RoCE headers", f.snaplen, live.MinSnapLen)}
 	}
 	return capture.Config{
 		TrackerConfig: capture.TrackerConfig{PMTU: f.pmtu, MaxFlows: f.maxFlows, MaxAnomalies: f.maxAnoms},

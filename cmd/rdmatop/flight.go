@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/flight"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/sampler"
@@ -77,7 +77,7 @@ func recordingHeader(hf *hostFlags, wf *wireFlags) (bundle.Header, bundle.Pcapng
 	} else if hf.device != "" {
 		sel = "-d " + hf.device
 	}
-	snap := uint32(capture.DefaultSnapLen)
+	snap := uint32(live.DefaultSnapLen)
 	if wf.snaplen > 0 {
 		snap = uint32(wf.snaplen)
 	}

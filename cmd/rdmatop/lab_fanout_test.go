@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 )
 
 // testdata/lab/fanout was recorded in the rxe-lab VM (test/lab/fanout.sh):
@@ -39,7 +39,7 @@ func ipv4Shard(t *testing.T, src, dst string, n int) int {
 	a, b := netip.MustParseAddr(src).As4(), netip.MustParseAddr(dst).As4()
 	copy(f[26:], a[:])
 	copy(f[30:], b[:])
-	return capture.FanoutShard(f, n)
+	return live.FanoutShard(f, n)
 }
 
 // On the real stack, each host pair went whole to the ring FanoutShard

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/rdmatop/rdmatop/capture"
+	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/nccl"
@@ -138,8 +138,8 @@ func closeAfter(s *sampler.Sampler, closeSources func()) {
 // openWire opens the live capture on netdev: --workers rings of one
 // fanout group, or one ring when recording (the file needs one order of
 // packets and ticks) or when the kernel has no BPF fanout.
-func openWire(netdev string, w *wireFlags, recording bool) ([]*capture.LiveSource, error) {
-	opts := capture.LiveOptions{SnapLen: w.snaplen, Promiscuous: w.promisc}
+func openWire(netdev string, w *wireFlags, recording bool) ([]*live.Source, error) {
+	opts := live.Options{SnapLen: w.snaplen, Promiscuous: w.promisc}
 	n := w.workers
 	if n == 0 {
 		n = defaultWorkers()
@@ -147,9 +147,9 @@ func openWire(netdev string, w *wireFlags, recording bool) ([]*capture.LiveSourc
 	if recording {
 		n = 1
 	}
-	srcs, err := capture.OpenLiveFanout(netdev, opts, n)
-	if errors.Is(err, capture.ErrNotSupported) && n > 1 {
-		srcs, err = capture.OpenLiveFanout(netdev, opts, 1)
+	srcs, err := live.OpenFanout(netdev, opts, n)
+	if errors.Is(err, live.ErrNotSupported) && n > 1 {
+		srcs, err = live.OpenFanout(netdev, opts, 1)
 	}
 	return srcs, err
 }

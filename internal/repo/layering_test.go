@@ -60,7 +60,7 @@ func rank(p string) int {
 // osAdapters are the packages that talk to the OS; the screen reads
 // Frames and never imports one.
 var osAdapters = []string{"probes/sysfs", "probes/ethtool", "probes/rdmanl", "probes/dcb", "probes/kmsg",
-	"probes/rtnl", "probes/procinfo", "probes/owner", "probes/sampler", "probes/internal/nlsock"}
+	"probes/rtnl", "probes/procinfo", "probes/owner", "probes/sampler", "probes/internal/nlsock", "capture/live"}
 
 // TestLayering fails when a package imports one of a higher layer, when
 // the screen imports an OS adapter, or when a package below the screen

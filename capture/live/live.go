@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"errors"
@@ -24,18 +24,18 @@ const (
 	MinSnapLen = 128
 )
 
-// ErrTimeout is returned by LiveSource.ReadPacket when no packet arrived
-// within LiveOptions.PollTimeout. It is not a failure: it lets the caller
+// ErrTimeout is returned by Source.ReadPacket when no packet arrived
+// within Options.PollTimeout. It is not a failure: it lets the caller
 // look at its clock or its stop signal; call ReadPacket again.
 var ErrTimeout = errors.New("capture: no packet within the poll timeout")
 
-// ErrLinkDown is wrapped by the *LinkDownError LiveSource.ReadPacket
+// ErrLinkDown is wrapped by the *LinkDownError Source.ReadPacket
 // returns while the captured interface is down. It is not a failure: the
 // capture resumes by itself when the interface comes back; call
 // ReadPacket again (it waits up to the poll timeout each time).
 var ErrLinkDown = errors.New("capture: the interface is down")
 
-// ErrInterfaceGone is wrapped by the error LiveSource.ReadPacket returns
+// ErrInterfaceGone is wrapped by the error Source.ReadPacket returns
 // when the captured interface was removed: the capture has ended.
 var ErrInterfaceGone = errors.New("capture: the interface is gone")
 
@@ -54,11 +54,11 @@ func (e *LinkDownError) Error() string {
 // Is makes errors.Is(err, ErrLinkDown) true.
 func (e *LinkDownError) Is(target error) bool { return target == ErrLinkDown }
 
-// ErrNotSupported is returned by OpenLive on systems without AF_PACKET.
+// ErrNotSupported is returned by Open on systems without AF_PACKET.
 var ErrNotSupported = errors.New("capture: live capture is not supported on this OS")
 
-// LiveOptions configure OpenLive; the zero value means the defaults.
-type LiveOptions struct {
+// Options configure Open; the zero value means the defaults.
+type Options struct {
 	// SnapLen cuts every frame to this many bytes. 0 means DefaultSnapLen
 	// (whole frames: needed to verify ICRCs); at least MinSnapLen.
 	SnapLen int
@@ -74,8 +74,8 @@ type LiveOptions struct {
 	Promiscuous bool
 }
 
-// LiveStats are the kernel's counts for a live capture since it opened.
-type LiveStats struct {
+// Stats are the kernel's counts for a live capture since it opened.
+type Stats struct {
 	// Packets is the number of frames that passed the filter, including
 	// those then dropped.
 	Packets uint64

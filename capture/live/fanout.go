@@ -1,8 +1,8 @@
-package capture
+package live
 
 import "encoding/binary"
 
-// FanoutShard returns which of n rings of a fanout group (OpenLiveFanout)
+// FanoutShard returns which of n rings of a fanout group (OpenFanout)
 // the kernel hands frame to: the program attached to the group computed in
 // Go, for splitting a capture file the same way and for tests. frame is
 // Ethernet, with or without one 802.1Q/802.1ad tag.

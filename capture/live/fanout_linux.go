@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// OpenLiveFanout opens n live captures of iface joined in one
+// OpenFanout opens n live captures of iface joined in one
 // PACKET_FANOUT group: the kernel hands each frame to exactly one of them,
 // so n readers on n cores share the work, each with its own ring (and its
 // own drop counter). The split is by host pair (FanoutShard): both
@@ -20,16 +20,16 @@ import (
 // The kernel's own flow hash would not do: it includes the UDP ports, and
 // the two directions of a RoCE connection use different ones.
 //
-// n = 1 is OpenLive. The group's id is chosen by the kernel, so other
+// n = 1 is Open. The group's id is chosen by the kernel, so other
 // captures on the host (another rdmatop, tcpdump) are not disturbed. A
 // kernel without classic-BPF fanout (before Linux 4.2) gives an error
 // wrapping ErrNotSupported: capture with one ring instead.
-func OpenLiveFanout(iface string, opts LiveOptions, n int) ([]*LiveSource, error) {
+func OpenFanout(iface string, opts Options, n int) ([]*Source, error) {
 	if n < 1 || n > MaxFanout {
 		return nil, fmt.Errorf("capture: %d workers out of range [1, %d]", n, MaxFanout)
 	}
-	var srcs []*LiveSource
-	fail := func(err error) ([]*LiveSource, error) {
+	var srcs []*Source
+	fail := func(err error) ([]*Source, error) {
 		for _, s := range srcs {
 			s.Close()
 		}
@@ -41,7 +41,7 @@ func OpenLiveFanout(iface string, opts LiveOptions, n int) ([]*LiveSource, error
 	}
 	var id uint16
 	for i := range n {
-		s, err := OpenLive(iface, opts)
+		s, err := Open(iface, opts)
 		if err != nil {
 			return fail(err)
 		}

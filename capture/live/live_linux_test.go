@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"bytes"
@@ -19,6 +19,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
@@ -93,7 +94,7 @@ type ltSent struct {
 	frame []byte
 	roce  bool
 	pkt   *roce.Packet // for RoCE frames
-	encap Encap
+	encap capture.Encap
 	vlan  uint16 // outer VLAN ID expected after decoding; 0: untagged
 }
 
@@ -101,7 +102,7 @@ func TestLiveCapture(t *testing.T) {
 	ns := ltNetns(t)
 
 	var (
-		src    *LiveSource
+		src    *Source
 		sender int
 		idxB   int
 	)
@@ -127,9 +128,9 @@ func TestLiveCapture(t *testing.T) {
 			}
 		}
 		var err error
-		src, err = OpenLive("vethA", LiveOptions{PollTimeout: 50 * time.Millisecond})
+		src, err = Open("vethA", Options{PollTimeout: 50 * time.Millisecond})
 		if err != nil {
-			return fmt.Errorf("OpenLive: %w", err)
+			return fmt.Errorf("Open: %w", err)
 		}
 		// Protocol 0: a send-only socket.
 		sender, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
@@ -154,18 +155,18 @@ func TestLiveCapture(t *testing.T) {
 	p1, p2, p3 := ltSend(0x000101, 1000), ltWrite(0x000102, 2000, 32), ltAck(0x000103, 3000)
 	p4, p5, p6 := ltSend(0x000104, 4000), ltSend(0x000105, 5000), ltSend(0x000106, 0xffffff)
 	sent := []ltSent{
-		{name: "rocev2 ipv4 send", frame: ltRoCEv2(t, nil, false, p1, payload), roce: true, pkt: p1, encap: EncapRoCEv2},
+		{name: "rocev2 ipv4 send", frame: ltRoCEv2(t, nil, false, p1, payload), roce: true, pkt: p1, encap: capture.EncapRoCEv2},
 		{name: "udp to 53", frame: ltUDP(t, false, 40000, 53, []byte("dns?"))},
-		{name: "rocev2 ipv6 write", frame: ltRoCEv2(t, nil, true, p2, payload[:32]), roce: true, pkt: p2, encap: EncapRoCEv2},
+		{name: "rocev2 ipv6 write", frame: ltRoCEv2(t, nil, true, p2, payload[:32]), roce: true, pkt: p2, encap: capture.EncapRoCEv2},
 		{name: "tcp to 4791", frame: ltTCP(t, 4791)},
-		{name: "rocev2 ipv4 vlan ack", frame: ltRoCEv2(t, ltVLAN, false, p3, nil), roce: true, pkt: p3, encap: EncapRoCEv2, vlan: 100},
+		{name: "rocev2 ipv4 vlan ack", frame: ltRoCEv2(t, ltVLAN, false, p3, nil), roce: true, pkt: p3, encap: capture.EncapRoCEv2, vlan: 100},
 		{name: "udp6 from 4791 to 5000", frame: ltUDP(t, true, roce.UDPPort, 5000, []byte("not roce"))},
-		{name: "rocev1 send", frame: ltRoCEv1(t, nil, p4, payload[:100]), roce: true, pkt: p4, encap: EncapRoCEv1},
+		{name: "rocev1 send", frame: ltRoCEv1(t, nil, p4, payload[:100]), roce: true, pkt: p4, encap: capture.EncapRoCEv1},
 		{name: "arp", frame: ltARP(t)},
-		{name: "rocev2 ipv6 qinq send", frame: ltRoCEv2(t, ltQinQ, true, p5, payload[:64]), roce: true, pkt: p5, encap: EncapRoCEv2, vlan: 100},
+		{name: "rocev2 ipv6 qinq send", frame: ltRoCEv2(t, ltQinQ, true, p5, payload[:64]), roce: true, pkt: p5, encap: capture.EncapRoCEv2, vlan: 100},
 		{name: "ipv4 non-first fragment", frame: ltFragment(t, 185, false)},
 		{name: "tcp to 80", frame: ltTCP(t, 80)},
-		{name: "rocev2 ipv4 vlan send", frame: ltRoCEv2(t, ltVLAN, false, p6, payload[:7]), roce: true, pkt: p6, encap: EncapRoCEv2, vlan: 100},
+		{name: "rocev2 ipv4 vlan send", frame: ltRoCEv2(t, ltVLAN, false, p6, payload[:7]), roce: true, pkt: p6, encap: capture.EncapRoCEv2, vlan: 100},
 	}
 	want := map[uint32]ltSent{} // by PSN: frames may be reordered across CPUs
 	for _, s := range sent {
@@ -179,11 +180,11 @@ func TestLiveCapture(t *testing.T) {
 		}
 	}
 
-	dec, err := NewDecoder(layers.LinkTypeEthernet)
+	dec, err := capture.NewDecoder(layers.LinkTypeEthernet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d Decoded
+	var d capture.Decoded
 	got := map[uint32]bool{}
 	deadline := time.Now().Add(5 * time.Second)
 	var quietSince time.Time // all expected frames in: read a little longer for strays
@@ -225,7 +226,7 @@ func TestLiveCapture(t *testing.T) {
 			t.Errorf("%s: decoded %v %v QP %#x PSN %d, sent %v %v QP %#x PSN %d", s.name,
 				d.Encap, d.RoCE.BTH.Opcode, d.RoCE.BTH.DestQP, d.RoCE.BTH.PSN, s.encap, b.Opcode, b.DestQP, b.PSN)
 		}
-		if d.ICRC != ICRCOK {
+		if d.ICRC != capture.ICRCOK {
 			t.Errorf("%s: ICRC %v, want ok (whole frame captured)", s.name, d.ICRC)
 		}
 		if d.VLAN != (s.vlan != 0) || d.VLAN && (d.VLANID != s.vlan || d.PCP != 3) {
@@ -300,16 +301,16 @@ func TestLiveCapture(t *testing.T) {
 }
 
 func TestLiveOpenErrors(t *testing.T) {
-	_, err := OpenLive("rdmatop-nope0", LiveOptions{})
+	_, err := Open("rdmatop-nope0", Options{})
 	if err == nil || !strings.Contains(err.Error(), `interface "rdmatop-nope0" not found`) {
 		t.Errorf("missing interface: %v", err)
 	}
-	if _, err := OpenLive("", LiveOptions{}); err == nil {
+	if _, err := Open("", Options{}); err == nil {
 		t.Error("empty interface name: no error")
 	}
-	for _, o := range []LiveOptions{{SnapLen: 64}, {SnapLen: DefaultSnapLen + 1}, {BufferSize: -1}} {
-		if _, err := OpenLive("lo", o); err == nil {
-			t.Errorf("OpenLive(lo, %+v): no error", o)
+	for _, o := range []Options{{SnapLen: 64}, {SnapLen: DefaultSnapLen + 1}, {BufferSize: -1}} {
+		if _, err := Open("lo", o); err == nil {
+			t.Errorf("Open(lo, %+v): no error", o)
 		}
 	}
 }
@@ -351,14 +352,14 @@ func TestLivePermissionDenied(t *testing.T) {
 			done <- fmt.Errorf("capset: %w", err)
 			return
 		}
-		src, err := OpenLive("lo", LiveOptions{})
+		src, err := Open("lo", Options{})
 		if err == nil {
 			src.Close()
-			done <- errors.New("OpenLive succeeded without CAP_NET_RAW")
+			done <- errors.New("Open succeeded without CAP_NET_RAW")
 			return
 		}
 		if !errors.Is(err, os.ErrPermission) || !strings.Contains(err.Error(), "CAP_NET_RAW") {
-			done <- fmt.Errorf("OpenLive without CAP_NET_RAW: %v; want an os.ErrPermission naming CAP_NET_RAW", err)
+			done <- fmt.Errorf("Open without CAP_NET_RAW: %v; want an os.ErrPermission naming CAP_NET_RAW", err)
 			return
 		}
 		t.Logf("without CAP_NET_RAW: %v", err)
@@ -380,7 +381,7 @@ func TestLivePermissionDenied(t *testing.T) {
 func TestLiveNoFrameBeforeFilter(t *testing.T) {
 	ns := ltNetns(t)
 	noise := ltUDP(t, false, 40000, 53, []byte("noise"))
-	var src *LiveSource
+	var src *Source
 	ltInNetns(t, ns, func() error {
 		ifc, err := net.InterfaceByName("vethB")
 		if err != nil {
@@ -408,10 +409,10 @@ func TestLiveNoFrameBeforeFilter(t *testing.T) {
 			}
 		}()
 		time.Sleep(5 * time.Millisecond)
-		src, err = OpenLive("vethA", LiveOptions{PollTimeout: 50 * time.Millisecond})
+		src, err = Open("vethA", Options{PollTimeout: 50 * time.Millisecond})
 		time.Sleep(5 * time.Millisecond)
 		close(stop)
-		t.Logf("sent %d noise frames around OpenLive", <-flooded)
+		t.Logf("sent %d noise frames around Open", <-flooded)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"net"
@@ -8,6 +8,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"golang.org/x/net/bpf"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/roce"
 )
 
@@ -157,9 +158,9 @@ var (
 
 func ltFilterVM(t *testing.T, snap int) *bpf.VM {
 	t.Helper()
-	raw, err := RoCEFilterSnap(snap)
+	raw, err := RoCEFilter(snap)
 	if err != nil {
-		t.Fatalf("RoCEFilterSnap: %v", err)
+		t.Fatalf("RoCEFilter: %v", err)
 	}
 	ins, ok := bpf.Disassemble(raw)
 	if !ok {
@@ -235,17 +236,17 @@ func TestBPFRoCEFilter(t *testing.T) {
 
 	// Sanity: the positive frames decode as RoCE with the expected
 	// encapsulation, so the filter and the decoder agree.
-	dec, err := NewDecoder(layers.LinkTypeEthernet)
+	dec, err := capture.NewDecoder(layers.LinkTypeEthernet)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var d Decoded
+	var d capture.Decoded
 	for _, c := range cases {
 		if !c.accept || c.name == "rocev2 ipv4 first fragment" {
 			continue
 		}
 		isRoCE, err := dec.Decode(c.frame, len(c.frame), &d)
-		if !isRoCE || err != nil || d.ICRC != ICRCOK {
+		if !isRoCE || err != nil || d.ICRC != capture.ICRCOK {
 			t.Errorf("%s: decode: roce=%v err=%v icrc=%v", c.name, isRoCE, err, d.ICRC)
 		}
 	}
@@ -286,11 +287,11 @@ func TestBPFSnapLen(t *testing.T) {
 		t.Errorf("snap 128: ret %d", n)
 	}
 	for _, bad := range []int{0, -1} {
-		if _, err := RoCEFilterSnap(bad); err == nil {
-			t.Errorf("RoCEFilterSnap(%d): no error", bad)
+		if _, err := RoCEFilter(bad); err == nil {
+			t.Errorf("RoCEFilter(%d): no error", bad)
 		}
 	}
-	raw, err := RoCEFilterSnap(DefaultSnapLen)
+	raw, err := RoCEFilter(DefaultSnapLen)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,3 +299,6 @@ func TestBPFSnapLen(t *testing.T) {
 		t.Errorf("filter has %d instructions", len(raw))
 	}
 }
+
+// A live source is what the analysis reads.
+var _ capture.Source = (*Source)(nil)

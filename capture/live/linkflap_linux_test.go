@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"errors"
@@ -34,7 +34,7 @@ func testLinkFlap(t *testing.T, rings int) {
 	ns := ltNetns(t)
 	const poll = 50 * time.Millisecond
 	var (
-		srcs   []*LiveSource
+		srcs   []*Source
 		sender int
 		idxB   int
 	)
@@ -47,7 +47,7 @@ func testLinkFlap(t *testing.T, rings int) {
 			return err
 		}
 		idxB = ifb.Index
-		if srcs, err = OpenLiveFanout("vethA", LiveOptions{PollTimeout: poll}, rings); err != nil {
+		if srcs, err = OpenFanout("vethA", Options{PollTimeout: poll}, rings); err != nil {
 			return err
 		}
 		sender, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)

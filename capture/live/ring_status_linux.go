@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"sync/atomic"

@@ -1,4 +1,4 @@
-package capture
+package live
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // complete frame), up to the largest jumbo frame and GSO aggregate.
 const DefaultSnapLen = 262144
 
-// RoCEFilterSnap returns a classic BPF program over Ethernet frames that
+// RoCEFilter returns a classic BPF program over Ethernet frames that
 // accepts, with up to two VLAN tags (802.1Q 0x8100 or 802.1ad 0x88a8, in
 // any order):
 //
@@ -48,7 +48,7 @@ const DefaultSnapLen = 262144
 // golang.org/x/net/bpf's VM, which tests use, and on any kernel. The live
 // source puts a stripped tag back into the frame before decoding, so its
 // VLAN ID and priority (PCP) are not lost.
-func RoCEFilterSnap(snapLen int) ([]bpf.RawInstruction, error) {
+func RoCEFilter(snapLen int) ([]bpf.RawInstruction, error) {
 	if snapLen <= 0 {
 		return nil, fmt.Errorf("capture: snap length %d must be positive", snapLen)
 	}

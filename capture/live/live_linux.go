@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"errors"
@@ -26,16 +26,16 @@ const (
 	liveBlockTimeout = 50 * time.Millisecond
 )
 
-// LiveSource captures RoCE frames from one network interface through an
+// Source captures RoCE frames from one network interface through an
 // AF_PACKET TPACKET_V3 ring (ring_linux.go) with the RoCE filter
-// (RoCEFilterSnap) attached in the kernel before the socket is bound, so
+// (RoCEFilter) attached in the kernel before the socket is bound, so
 // no other frame ever reaches it. It implements Source; frames are
 // Ethernet, with a VLAN tag the kernel took out of the frame put back in.
 //
 // ReadPacket and Stats may be called from different goroutines; Close may
 // be called from any goroutine and waits for a pending ReadPacket (at most
 // PollTimeout), after which ReadPacket returns io.EOF.
-type LiveSource struct {
+type Source struct {
 	iface   string
 	ifindex int
 	r       *ring
@@ -45,19 +45,17 @@ type LiveSource struct {
 	down   atomic.Bool // the interface is down (set by ReadPacket)
 
 	// joined is when the ring's fanout group became complete
-	// (OpenLiveFanout): frames from before are dropped.
+	// (OpenFanout): frames from before are dropped.
 	joined time.Time
 
 	statsMu sync.Mutex
-	final   *LiveStats // set by Close
+	final   *Stats // set by Close
 }
 
-var _ Source = (*LiveSource)(nil)
-
-// OpenLive opens a live capture of RoCE frames on interface iface. It needs
+// Open opens a live capture of RoCE frames on interface iface. It needs
 // CAP_NET_RAW; without it the error wraps os.ErrPermission and says how to
 // grant it.
-func OpenLive(iface string, opts LiveOptions) (*LiveSource, error) {
+func Open(iface string, opts Options) (*Source, error) {
 	if iface == "" {
 		return nil, errors.New("capture: no interface given")
 	}
@@ -86,7 +84,7 @@ func OpenLive(iface string, opts LiveOptions) (*LiveSource, error) {
 	if err != nil {
 		return nil, fmt.Errorf("capture: interface %q not found: %w", iface, err)
 	}
-	filter, err := RoCEFilterSnap(snap)
+	filter, err := RoCEFilter(snap)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +92,7 @@ func OpenLive(iface string, opts LiveOptions) (*LiveSource, error) {
 	if err != nil {
 		return nil, liveOpenError(iface, err)
 	}
-	s := &LiveSource{iface: iface, ifindex: ifc.Index, r: r}
+	s := &Source{iface: iface, ifindex: ifc.Index, r: r}
 	if opts.Promiscuous {
 		if err := r.setPromiscuous(ifc.Index); err != nil {
 			r.close()
@@ -121,7 +119,7 @@ func liveOpenError(iface string, err error) error {
 // a caller that calls again does not spin), and io.EOF once the source
 // is closed. Frames the ring holds from before the interface went down
 // are returned while it is down; LinkDown says when it is up again.
-func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
+func (s *Source) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	for {
@@ -163,7 +161,7 @@ func (s *LiveSource) ReadPacket() ([]byte, gopacket.CaptureInfo, layers.LinkType
 
 // LinkDown reports whether the interface was down at the last look
 // (safe from any goroutine).
-func (s *LiveSource) LinkDown() bool { return s.down.Load() }
+func (s *Source) LinkDown() bool { return s.down.Load() }
 
 // checkLink asks the interface's state: nil once it is up again (the
 // kernel put the socket back on it at NETDEV_UP, before the carrier
@@ -172,7 +170,7 @@ func (s *LiveSource) LinkDown() bool { return s.down.Load() }
 // an error wrapping ErrInterfaceGone when it was removed (a new
 // interface of the same name has another index: the socket stays bound
 // to the old one, so the capture has ended).
-func (s *LiveSource) checkLink() error {
+func (s *Source) checkLink() error {
 	flags, err := s.r.linkFlags(s.ifindex)
 	switch {
 	case errors.Is(err, unix.ENODEV) || errors.Is(err, unix.ENXIO):
@@ -189,7 +187,7 @@ func (s *LiveSource) checkLink() error {
 // Stats returns the kernel's counts since the capture opened. The kernel
 // resets its counters each time they are read; the source adds them up.
 // After Close it returns the counts as of Close.
-func (s *LiveSource) Stats() (LiveStats, error) {
+func (s *Source) Stats() (Stats, error) {
 	s.statsMu.Lock()
 	defer s.statsMu.Unlock()
 	if s.final != nil {
@@ -199,17 +197,17 @@ func (s *LiveSource) Stats() (LiveStats, error) {
 }
 
 // stats reads the counters; statsMu is held and the socket open.
-func (s *LiveSource) stats() (LiveStats, error) {
+func (s *Source) stats() (Stats, error) {
 	st, err := s.r.stats()
 	if err != nil {
-		return LiveStats{}, fmt.Errorf("capture on %s: statistics: %w", s.iface, err)
+		return Stats{}, fmt.Errorf("capture on %s: statistics: %w", s.iface, err)
 	}
 	return st, nil
 }
 
 // Close releases the socket and its ring, after a pending ReadPacket
 // returns. It is safe to call more than once.
-func (s *LiveSource) Close() error {
+func (s *Source) Close() error {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	if s.closed {
@@ -219,7 +217,7 @@ func (s *LiveSource) Close() error {
 	s.statsMu.Lock()
 	st, err := s.stats()
 	if err != nil {
-		st = LiveStats{}
+		st = Stats{}
 	}
 	s.final = &st
 	s.statsMu.Unlock()

@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"encoding/binary"
@@ -20,7 +20,7 @@ import (
 // afpacket lets a caller do. The only unsafe code is the block status word
 // the kernel and the reader hand each other (ring_status_linux.go).
 //
-// Not safe for concurrent use; LiveSource serialises it.
+// Not safe for concurrent use; Source serialises it.
 type ring struct {
 	fd        int
 	mem       []byte // blocks × blockSize, mapped from the kernel
@@ -35,7 +35,7 @@ type ring struct {
 
 	vlanBuf  []byte // a frame with the tag the kernel took out put back
 	restored uint64 // frames whose tag was put back
-	total    LiveStats
+	total    Stats
 }
 
 // TPACKET_V3 layout (include/uapi/linux/if_packet.h).
@@ -234,10 +234,10 @@ func (r *ring) linkFlags(ifindex int) (uint32, error) {
 
 // stats adds the kernel's counters, which it resets on each read, to the
 // totals and returns them.
-func (r *ring) stats() (LiveStats, error) {
+func (r *ring) stats() (Stats, error) {
 	s, err := unix.GetsockoptTpacketStatsV3(r.fd, unix.SOL_PACKET, unix.PACKET_STATISTICS)
 	if err != nil {
-		return LiveStats{}, err
+		return Stats{}, err
 	}
 	r.total.Packets += uint64(s.Packets)
 	r.total.Drops += uint64(s.Drops)

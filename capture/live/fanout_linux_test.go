@@ -1,6 +1,6 @@
 //go:build linux
 
-package capture
+package live
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/scenario"
 )
 
@@ -41,7 +42,7 @@ func TestLiveFanout(t *testing.T) {
 	const workers = 2
 
 	var (
-		srcs   []*LiveSource
+		srcs   []*Source
 		sender int
 		idxB   int
 	)
@@ -63,8 +64,8 @@ func TestLiveFanout(t *testing.T) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		var err error
-		if srcs, err = OpenLiveFanout("vethA", LiveOptions{PollTimeout: 20 * time.Millisecond}, workers); err != nil {
-			return fmt.Errorf("OpenLiveFanout: %w", err)
+		if srcs, err = OpenFanout("vethA", Options{PollTimeout: 20 * time.Millisecond}, workers); err != nil {
+			return fmt.Errorf("OpenFanout: %w", err)
 		}
 		sender, err = unix.Socket(unix.AF_PACKET, unix.SOCK_RAW|unix.SOCK_CLOEXEC, 0)
 		return err
@@ -80,13 +81,13 @@ func TestLiveFanout(t *testing.T) {
 	}
 
 	// Each ring feeds its own analyzer, as monitor's workers do.
-	shards := make([]*Analyzer, workers)
+	shards := make([]*capture.Analyzer, workers)
 	var wrong [workers]int
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for i, s := range srcs {
-		cfg := Config{TrackerConfig: TrackerConfig{Shard: i, Shards: workers}}
-		shards[i] = NewAnalyzer(cfg)
+		cfg := capture.Config{TrackerConfig: capture.TrackerConfig{Shard: i, Shards: workers}}
+		shards[i] = capture.NewAnalyzer(cfg)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -127,7 +128,7 @@ func TestLiveFanout(t *testing.T) {
 	})
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		var st [workers]LiveStats
+		var st [workers]Stats
 		n := uint64(0)
 		for i, s := range srcs {
 			st[i], _ = s.Stats()
@@ -146,7 +147,7 @@ func TestLiveFanout(t *testing.T) {
 		if wrong[i] > 0 {
 			t.Errorf("ring %d got %d frames FanoutShard puts in another ring", i, wrong[i])
 		}
-		if shards[i].packets == 0 {
+		if shards[i].Summary().Packets == 0 {
 			t.Errorf("ring %d got no frame: the capture was not split", i)
 		}
 		st, err := srcs[i].Stats()
@@ -154,19 +155,19 @@ func TestLiveFanout(t *testing.T) {
 			t.Errorf("ring %d: stats %+v, %v; want no drops", i, st, err)
 		}
 	}
-	parts := make([]*Summary, workers)
+	parts := make([]*capture.Summary, workers)
 	for i, a := range shards {
 		parts[i] = a.Summary()
 	}
-	got := MergeSummaries(parts...)
+	got := capture.MergeSummaries(parts...)
 	want := analyzeFrames(frames)
 	t.Logf("%d frames: ring 0 %d, ring 1 %d; %d flows", len(frames), parts[0].Packets, parts[1].Packets, len(want.Flows))
 	compareSplit(t, got, want)
 }
 
 // analyzeFrames analyses frames in one piece.
-func analyzeFrames(frames [][]byte) *Summary {
-	a := NewAnalyzer(Config{})
+func analyzeFrames(frames [][]byte) *capture.Summary {
+	a := capture.NewAnalyzer(capture.Config{})
 	ts := time.Unix(1, 0)
 	for _, f := range frames {
 		ts = ts.Add(time.Microsecond)
@@ -177,7 +178,7 @@ func analyzeFrames(frames [][]byte) *Summary {
 
 // compareSplit checks that a merged analysis of a split capture equals the
 // analysis in one piece in everything but numbering and timing.
-func compareSplit(t *testing.T, got, want *Summary) {
+func compareSplit(t *testing.T, got, want *capture.Summary) {
 	t.Helper()
 	if got.Packets != want.Packets || got.RoCEPackets != want.RoCEPackets || got.Bytes != want.Bytes {
 		t.Errorf("packets %d/%d roce, %d bytes; want %d/%d, %d", got.Packets, got.RoCEPackets, got.Bytes,
@@ -193,19 +194,19 @@ func compareSplit(t *testing.T, got, want *Summary) {
 		src, dst string
 		qp       uint32
 	}
-	norm := func(s *Summary) (map[key]FlowSummary, map[key]key) {
-		byID := map[int]FlowSummary{}
+	norm := func(s *capture.Summary) (map[key]capture.FlowSummary, map[key]key) {
+		byID := map[int]capture.FlowSummary{}
 		for _, f := range s.Flows {
 			byID[f.ID] = f
 		}
-		flows, peers := map[key]FlowSummary{}, map[key]key{}
+		flows, peers := map[key]capture.FlowSummary{}, map[key]key{}
 		for _, f := range s.Flows {
 			k := key{f.Src, f.Dst, uint32(f.DestQP)}
 			if p, ok := byID[f.PeerID]; ok {
 				peers[k] = key{p.Src, p.Dst, uint32(p.DestQP)}
 			}
 			f.ID, f.PeerID, f.FirstPacket, f.LastPacket = 0, 0, 0, 0
-			f.FirstTS, f.LastTS, f.Gbps, f.RTTus = "", "", 0, RTT{}
+			f.FirstTS, f.LastTS, f.Gbps, f.RTTus = "", "", 0, capture.RTT{}
 			flows[k] = f
 		}
 		return flows, peers
@@ -249,20 +250,20 @@ func TestMergeShardedAnalyzers(t *testing.T) {
 	}
 	for n := 1; n <= 5; n++ {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			shards := make([]*Analyzer, n)
+			shards := make([]*capture.Analyzer, n)
 			for i := range shards {
-				shards[i] = NewAnalyzer(Config{TrackerConfig: TrackerConfig{Shard: i, Shards: n}})
+				shards[i] = capture.NewAnalyzer(capture.Config{TrackerConfig: capture.TrackerConfig{Shard: i, Shards: n}})
 			}
 			ts := time.Unix(1, 0)
 			for _, f := range frames {
 				ts = ts.Add(time.Microsecond)
 				shards[FanoutShard(f, n)].Packet(f, gopacket.CaptureInfo{Timestamp: ts, CaptureLength: len(f), Length: len(f)}, layers.LinkTypeEthernet)
 			}
-			parts := make([]*Summary, n)
+			parts := make([]*capture.Summary, n)
 			for i, a := range shards {
 				parts[i] = a.Summary()
 			}
-			got := MergeSummaries(parts...)
+			got := capture.MergeSummaries(parts...)
 			compareSplit(t, got, want)
 			ids := map[int]bool{}
 			for _, f := range got.Flows {
@@ -287,11 +288,11 @@ func TestMergeShardedAnalyzers(t *testing.T) {
 
 func TestOpenLiveFanoutErrors(t *testing.T) {
 	for _, n := range []int{0, -1, MaxFanout + 1} {
-		if _, err := OpenLiveFanout("lo", LiveOptions{}, n); err == nil {
+		if _, err := OpenFanout("lo", Options{}, n); err == nil {
 			t.Errorf("%d workers: no error", n)
 		}
 	}
-	if _, err := OpenLiveFanout("no-such-if0", LiveOptions{}, 2); err == nil || !bytes.Contains([]byte(err.Error()), []byte("no-such-if0")) {
+	if _, err := OpenFanout("no-such-if0", Options{}, 2); err == nil || !bytes.Contains([]byte(err.Error()), []byte("no-such-if0")) {
 		t.Errorf("missing interface: %v", err)
 	}
 }
