@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 )
 
@@ -61,20 +62,8 @@ func isBinary(data []byte) bool {
 	return bad > 16
 }
 
-// isCapture: pcap (either byte order, µs or ns) or pcapng magic.
-func isCapture(data []byte) bool {
-	if len(data) < 4 {
-		return false
-	}
-	m := data[:4]
-	for _, magic := range [][]byte{{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, {0x4d, 0x3c, 0xb2, 0xa1},
-		{0xa1, 0xb2, 0x3c, 0x4d}, {0x0a, 0x0d, 0x0d, 0x0a}} {
-		if bytes.Equal(m, magic) {
-			return true
-		}
-	}
-	return false
-}
+// isCapture: a pcap or pcapng file (pcapfile.Sniff).
+func isCapture(data []byte) bool { return pcapfile.Sniff(data) != "" }
 
 // isBundle: an rdmatop recording (version 1 is JSON lines).
 func isBundle(data []byte) bool {

@@ -94,6 +94,26 @@ const (
 	magicPcapNGBlock = 0x0a0d0d0a
 )
 
+// Sniff names the container whose first bytes are head (at least four):
+// pcap in either byte order, with microsecond or nanosecond times, or
+// pcapng (its Section Header Block type reads the same in both orders);
+// "" for anything else (gzip included: inflate first). The one place the
+// magic numbers are known.
+func Sniff(head []byte) Format {
+	if len(head) < 4 {
+		return ""
+	}
+	le := uint32(head[0]) | uint32(head[1])<<8 | uint32(head[2])<<16 | uint32(head[3])<<24
+	be := uint32(head[3]) | uint32(head[2])<<8 | uint32(head[1])<<16 | uint32(head[0])<<24
+	switch {
+	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
+		return FormatPcap
+	case le == magicPcapNGBlock:
+		return FormatPcapNG
+	}
+	return ""
+}
+
 func (s *Source) open(r io.Reader) error {
 	br := bufio.NewReaderSize(r, 1<<20)
 	head, err := br.Peek(4)
@@ -115,11 +135,8 @@ func (s *Source) open(r io.Reader) error {
 	if len(head) < 4 {
 		return fmt.Errorf("%s: only %d bytes: too short for a capture file header", s.Path, len(head))
 	}
-	le := uint32(head[0]) | uint32(head[1])<<8 | uint32(head[2])<<16 | uint32(head[3])<<24
-	be := uint32(head[3]) | uint32(head[2])<<8 | uint32(head[1])<<16 | uint32(head[0])<<24
-	switch {
-	case le == magicPcapMicro || le == magicPcapNano || be == magicPcapMicro || be == magicPcapNano:
-		s.Format = FormatPcap
+	switch s.Format = Sniff(head); s.Format {
+	case FormatPcap:
 		s.pcap, err = pcapgo.NewReader(br)
 		if err != nil {
 			return s.headerError(err)
@@ -127,8 +144,7 @@ func (s *Source) open(r io.Reader) error {
 		s.Snaplen = s.pcap.Snaplen()
 		s.link = s.pcap.LinkType()
 		s.offset = 24
-	case le == magicPcapNGBlock:
-		s.Format = FormatPcapNG
+	case FormatPcapNG:
 		s.ng, err = pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{})
 		if err != nil {
 			return s.headerError(err)

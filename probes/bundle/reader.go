@@ -12,6 +12,8 @@ import (
 
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/rdmatop/rdmatop/capture/pcapfile"
 )
 
 // ErrNotBundle is returned for input that is not an rdmatop bundle.
@@ -67,13 +69,11 @@ func Open(r io.Reader) (*Reader, error) {
 		gz = true
 	}
 	head, _ := br.Peek(4)
-	if len(head) == 4 {
-		switch le := binary.LittleEndian.Uint32(head); {
-		case le == blockSHB:
-			return openPcapng(br, gz)
-		case isPcapMagic(le) || isPcapMagic(binary.BigEndian.Uint32(head)):
-			return nil, fmt.Errorf("%w: a pcap capture (replay it as a capture)", ErrNotBundle)
-		}
+	switch pcapfile.Sniff(head) {
+	case pcapfile.FormatPcapNG:
+		return openPcapng(br, gz)
+	case pcapfile.FormatPcap:
+		return nil, fmt.Errorf("%w: a pcap capture (replay it as a capture)", ErrNotBundle)
 	}
 	return openJSONLines(br)
 }
@@ -91,8 +91,6 @@ func (r *Reader) SnapLen() uint32 {
 
 // NewReader is Open; it reads both versions. Next returns the ticks only.
 func NewReader(r io.Reader) (*Reader, error) { return Open(r) }
-
-func isPcapMagic(m uint32) bool { return m == 0xa1b2c3d4 || m == 0xa1b23c4d }
 
 // ReadRecord returns the next record in file order, or io.EOF after the
 // last. A version 1 bundle yields ticks only. A cut last record (a
