@@ -143,79 +143,103 @@ func ReplaySources(t *bundle.Tick, byteOrder, label, scratch string) (Sources, e
 	if t.Files != nil {
 		src.FS = t.Files
 	}
-	if raw, ok := t.Raw[rawEthtool]; ok {
+	for _, r := range replayers {
+		if raw, ok := t.Raw[r.key]; ok {
+			if err := r.set(raw, byteOrder, &src); err != nil {
+				return src, err
+			}
+		}
+	}
+	if t.Files != nil && scratch != "" {
+		if err := replayProc(t.Files, scratch, &src); err != nil {
+			return src, err
+		}
+	}
+	return src, nil
+}
+
+// replayers turn each source's recorded answer (Tick.Raw[key]) back into
+// that source, answering as it did.
+var replayers = []struct {
+	key string
+	set func(raw json.RawMessage, byteOrder string, src *Sources) error
+}{
+	{rawEthtool, func(raw json.RawMessage, _ string, src *Sources) error {
 		var m map[string]ethtool.Raw
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return src, err
+			return err
 		}
 		f := &ethtool.Fake{Ifaces: map[string]ethtool.FakeIface{}}
 		for k, v := range m {
 			f.Ifaces[k] = ethtool.FakeIface{Driver: v.Driver, Stats: v.Stats}
 		}
 		src.Ethtool = f
-	}
-	if raw, ok := t.Raw[rawRtnl]; ok {
+		return nil
+	}},
+	{rawRtnl, func(raw json.RawMessage, _ string, src *Sources) error {
 		var m map[string]rtnl.Link
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return src, err
+			return err
 		}
 		f := &rtnl.Fake{}
 		for _, k := range sortedKeys(m) {
 			f.All = append(f.All, m[k])
 		}
 		src.Links = f
-	}
-	if raw, ok := t.Raw[rawRDMA]; ok {
+		return nil
+	}},
+	{rawRDMA, func(raw json.RawMessage, byteOrder string, src *Sources) error {
 		var ex []rdmanl.Exchange
 		if err := json.Unmarshal(raw, &ex); err != nil {
-			return src, err
+			return err
 		}
 		r, err := rdmanl.NewReplayFrom(ex, byteOrder)
 		if err != nil {
-			return src, err
+			return err
 		}
 		src.RDMA = r
-	}
-	if raw, ok := t.Raw[rawDCB]; ok {
+		return nil
+	}},
+	{rawDCB, func(raw json.RawMessage, byteOrder string, src *Sources) error {
 		var m map[string]dcb.Raw
 		if err := json.Unmarshal(raw, &m); err != nil {
-			return src, err
+			return err
 		}
 		rec, err := dcb.NewRecorded(m, byteOrder)
 		if err != nil {
-			return src, err
+			return err
 		}
 		src.DCB = rec
-	}
-	if raw, ok := t.Raw[rawKmsg]; ok {
+		return nil
+	}},
+	{rawKmsg, func(raw json.RawMessage, _ string, src *Sources) error {
 		var b kmsg.Batch
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return src, err
-		}
+		err := json.Unmarshal(raw, &b)
 		src.Kmsg = &kmsg.Fake{Batches: []kmsg.Batch{b}}
-	}
-	if raw, ok := t.Raw[rawNCCL]; ok {
+		return err
+	}},
+	{rawNCCL, func(raw json.RawMessage, _ string, src *Sources) error {
 		var b nccl.Batch
-		if err := json.Unmarshal(raw, &b); err != nil {
-			return src, err
-		}
+		err := json.Unmarshal(raw, &b)
 		src.NCCL = &nccl.Fake{Batches: []nccl.Batch{b}}
-	}
-	if raw, ok := t.Raw[rawRAS]; ok {
+		return err
+	}},
+	{rawRAS, func(raw json.RawMessage, _ string, src *Sources) error {
 		var a rasAnswer
 		if err := json.Unmarshal(raw, &a); err != nil {
-			return src, err
+			return err
 		}
 		f := &ncclras.Fake{Status: a.Status}
 		if a.Err != "" {
 			f.Err = errors.New(a.Err) // its status is the recorded one (src.Status)
 		}
 		src.RAS = f
-	}
-	if raw, ok := t.Raw[rawAddrs]; ok {
+		return nil
+	}},
+	{rawAddrs, func(raw json.RawMessage, _ string, src *Sources) error {
 		var b addrBatch
 		if err := json.Unmarshal(raw, &b); err != nil {
-			return src, err
+			return err
 		}
 		f := &rtnl.FakeAddrs{}
 		for _, e := range b.Events {
@@ -223,26 +247,31 @@ func ReplaySources(t *bundle.Tick, byteOrder, label, scratch string) (Sources, e
 		}
 		f.AddLost(b.Lost)
 		src.Addrs = f
+		return nil
+	}},
+}
+
+// replayProc puts the recorded /proc files under scratch, where procfs
+// reads them, when the tick has any.
+func replayProc(files fsrec.Tree, scratch string, src *Sources) error {
+	if _, err := fs.Stat(files, "proc/meminfo"); err != nil {
+		return nil
 	}
-	if t.Files != nil && scratch != "" {
-		if _, err := fs.Stat(t.Files, "proc/meminfo"); err == nil {
-			var pids []int
-			for k := range t.Files {
-				var pid int
-				if n, _ := sscanPID(k, &pid); n {
-					pids = append(pids, pid)
-				}
-			}
-			if err := procinfo.Materialize(t.Files, scratch, pids); err != nil {
-				return src, err
-			}
-			if err := owner.Materialize(t.Files, scratch); err != nil {
-				return src, err
-			}
-			src.ProcRoot = scratch
+	var pids []int
+	for k := range files {
+		var pid int
+		if n, _ := sscanPID(k, &pid); n {
+			pids = append(pids, pid)
 		}
 	}
-	return src, nil
+	if err := procinfo.Materialize(files, scratch, pids); err != nil {
+		return err
+	}
+	if err := owner.Materialize(files, scratch); err != nil {
+		return err
+	}
+	src.ProcRoot = scratch
+	return nil
 }
 
 // sscanPID matches "proc/<pid>/comm".
