@@ -90,9 +90,37 @@ func (w *readWire) aeth(psn uint32, syndrome uint8) {
 	p.BTH.Opcode, p.BTH.DestQP, p.BTH.PSN = roce.Opcode(roce.OpAcknowledge), 0x11, psn
 	p.Headers |= roce.HasAETH
 	p.AETH.Syndrome = syndrome
+	if w.bad {
+		d.ICRC = ICRCBad
+	}
 	w.pkt++
 	w.ts += 1000
 	w.t.Track(&d, w.ts, w.pkt)
+}
+
+// An ACK whose ICRC fails is dropped unread by the requester: its AETH,
+// maybe what was damaged, is no NAK (training seed 24, s24-56: corrupted
+// ACKs read as RNR NAKs on a WRITE connection).
+func TestCorruptedACKIsNoAnswer(t *testing.T) {
+	w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024})}
+	w.write(10)
+	w.write(11)
+	w.bad = true
+	w.aeth(11, 0x2c) // an ACK (0x1f) with bits flipped: the RNR NAK syndrome
+	w.bad = false
+	w.ack(11)
+	n := 0
+	for _, f := range (&Analyzer{tracker: w.t}).Summary().Flows {
+		if f.Responses > 0 {
+			n++
+			if f.NAKs.RNR != 0 || f.ICRCErrors != 1 || f.ACKs != 1 {
+				t.Errorf("ACK flow: RNR NAKs %d, ICRC errors %d, ACKs %d; want 0, 1, 1", f.NAKs.RNR, f.ICRCErrors, f.ACKs)
+			}
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d ACK flows", n)
+	}
 }
 
 // A responder acknowledges a duplicate with the PSN it last acknowledged

@@ -331,6 +331,16 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		}
 	case op.IsResponse():
 		f.responses++
+		if d.ICRC == ICRCBad && !op.IsReadResponse() {
+			// An ACK or NAK whose ICRC fails is dropped by the requester
+			// unread (IBTA: a packet failing its ICRC is silently
+			// discarded): counted above, never an answer. Its AETH is what
+			// may have been damaged - an ACK with a flipped syndrome bit
+			// reads as an RNR NAK (training seed 24, s24-56: ACKs
+			// corrupted at the responder's egress, called
+			// rnr-nak-no-receive on a WRITE connection).
+			return
+		}
 		t.learnPMTU(f, p)
 		t.response(f, p, d.IPID, ts, pkt)
 	}
