@@ -56,6 +56,11 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack, timer}}, "veth0"); !slices.Equal(did, want) {
 		t.Errorf("a lost ACK and the timer's resend, at the requester: %v, want %v", did, want)
 	}
+	// A NAK elsewhere does not hide it: the lost ACK still drew no NAK.
+	timer.Episodes.NAK = 1
+	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack, timer}}, "veth0"); !slices.Equal(did, want) {
+		t.Errorf("a lost ACK and the timer's resend beside a NAK: %v, want %v", did, want)
+	}
 }
 
 func TestNothingVisibleAndVerdict(t *testing.T) {
