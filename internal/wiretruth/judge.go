@@ -58,6 +58,7 @@ func LoadRun(path string) (*Run, error) {
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent, alike uint64
 	var cb, db, rb uint64 // corrupted, copied, reordered before the first point
+	var hiddenAnswers uint64 // READ responses lost where this point sees no hole
 	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
@@ -74,6 +75,9 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		lost += f.Lost + f.Corrupted + f.CorruptedBefore
 		if f.Kind != "acks" {
 			lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
+		}
+		if f.Kind == "responses" && f.Seen[at].Missing == 0 {
+			hiddenAnswers += f.Lost + f.Corrupted + f.CorruptedBefore
 		}
 		cb, db, rb = cb+f.CorruptedBefore, db+f.DuplicatedBefore, rb+f.ReorderedBefore
 		reordered += f.Reordered + f.ReorderedBefore
@@ -114,8 +118,11 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		// the request): the timer is all any point sees of it, whatever
 		// NAKs other packets drew (training seed 24, s24-40: 647 ACKs
 		// lost, two timer episodes, and one NAK from inside the
-		// responder).
-		if (lossAfter && naks == 0 || ackLost > 0) && timer > 0 {
+		// responder). So for a READ response lost where this point sees
+		// no hole: a responder does not NAK its own answers, and the
+		// requester asks again (s24-48: 254 responses lost on the way
+		// back, NAKs from reordered requests beside them).
+		if (lossAfter && naks == 0 || ackLost > 0 || hiddenAnswers > 0) && timer > 0 {
 			did = append(did, "ack-timeout")
 		}
 	}

@@ -56,6 +56,21 @@ func TestNetworkDidLabelsFromTheTruth(t *testing.T) {
 	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack, timer}}, "veth0"); !slices.Equal(did, want) {
 		t.Errorf("a lost ACK and the timer's resend, at the requester: %v, want %v", did, want)
 	}
+	// A READ response lost where this point sees no hole: the same,
+	// beside NAKs of the requests.
+	resp := FlowTruth{Kind: "responses", Upstream: "veth1", Downstream: "veth0", Lost: 3,
+		Seen: map[string]Observed{"veth0": {}, "veth1": {}}}
+	nak := req
+	nak.Resent, nak.Episodes.NAK, nak.Episodes.Timer = 4, 1, 2
+	for _, at := range []string{"veth0", "veth1"} {
+		if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{nak, resp}}, at); !slices.Equal(did, want) {
+			t.Errorf("READ responses lost, unseen at %s, beside a NAK: %v, want %v", at, did, want)
+		}
+	}
+	resp.Seen["veth0"] = Observed{Missing: 3} // the hole shows where they should have come
+	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{nak, resp}}, "veth0"); slices.Contains(did, "ack-timeout") {
+		t.Errorf("READ responses lost, their hole seen: %v", did)
+	}
 	// A NAK elsewhere does not hide it: the lost ACK still drew no NAK.
 	timer.Episodes.NAK = 1
 	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{ack, timer}}, "veth0"); !slices.Equal(did, want) {
