@@ -90,3 +90,17 @@ func TestBNXTPausedPercent(t *testing.T) {
 		t.Fatalf("priority 3: %+v", p3)
 	}
 }
+
+// A duration counter that moved more than the interval (read a little
+// late) is paused the whole interval, not more (syn-pfc-pause-storm said
+// 100.5 %).
+func TestPausedPercentAtMostTheInterval(t *testing.T) {
+	for _, c := range []struct{ us, want float64 }{{250_000, 25}, {1_005_000, 100}, {0, 0}} {
+		if got := pausedPercent(&c.us); *got != c.want {
+			t.Errorf("%v µs/s: %v %%, want %v", c.us, *got, c.want)
+		}
+	}
+	if pausedPercent(nil) != nil {
+		t.Error("an unknown rate gave a share")
+	}
+}

@@ -92,6 +92,19 @@ func valueOf(cs []probes.Counter, name string) *uint64 {
 // (bnxt_en and ice list all eight); one with none stays absent (mlx5 lists
 // pause counters only for priorities with PFC on). Durations are µs, so
 // µs paused per second gives the paused share.
+// pausedPercent is the share of time paused from the rate of a pause
+// duration counter (µs paused per second), at most 100: a port is paused
+// no longer than the interval, and a counter that moved a little more
+// than the interval was read a little later than the sample's time (the
+// NIC updates it on its own schedule). nil when the rate is unknown.
+func pausedPercent(usPerSec *float64) *float64 {
+	if usPerSec == nil {
+		return nil
+	}
+	pct := min(*usPerSec/1e6*100, 100)
+	return &pct
+}
+
 func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.PFCPriority {
 	enabled := map[int]bool{}
 	known := false
@@ -109,14 +122,8 @@ func pfcView(c *collected, nd string, cs []probes.Counter, dt float64) []probes.
 			RxPausePerSec: rateOf(cs, "rx_pfc_pause_frames"+sfx), TxPausePerSec: rateOf(cs, "tx_pfc_pause_frames"+sfx),
 			RxPauseTotal: valueOf(cs, "rx_pfc_pause_frames"+sfx), TxPauseTotal: valueOf(cs, "tx_pfc_pause_frames"+sfx),
 			RxTransitions: valueOf(cs, "rx_pfc_pause_transitions"+sfx), TxTransitions: valueOf(cs, "tx_pfc_pause_transitions"+sfx)}
-		if r := rateOf(cs, "rx_pfc_pause_duration"+sfx); r != nil {
-			pct := *r / 1e6 * 100 // µs paused per second
-			pp.RxPausedPercent = &pct
-		}
-		if r := rateOf(cs, "tx_pfc_pause_duration"+sfx); r != nil {
-			pct := *r / 1e6 * 100
-			pp.TxPausedPercent = &pct
-		}
+		pp.RxPausedPercent = pausedPercent(rateOf(cs, "rx_pfc_pause_duration"+sfx))
+		pp.TxPausedPercent = pausedPercent(rateOf(cs, "tx_pfc_pause_duration"+sfx))
 		if known {
 			e := enabled[p]
 			pp.Enabled = &e
