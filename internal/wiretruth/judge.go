@@ -57,7 +57,7 @@ func LoadRun(path string) (*Run, error) {
 // counters of impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
 	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent, alike uint64
-	var cb, db, rb uint64 // corrupted, copied, reordered before the first point
+	var cb, db, rb uint64    // corrupted, copied, reordered before the first point
 	var hiddenAnswers uint64 // READ responses lost where this point sees no hole
 	lossAfter, corruptHere := true, false
 	for _, f := range t.Flows {
