@@ -43,7 +43,7 @@ test:
 # big-endian conversion replay alike on either kind of host.
 test-bigendian:
 	@if command -v qemu-s390x >/dev/null; then \
-		GOARCH=s390x $(GO) test -count=1 -exec qemu-s390x ./probes/internal/nlmsg/ && \
+		GOARCH=s390x $(GO) test -count=1 -exec qemu-s390x ./internal/nlmsg/ && \
 		GOARCH=s390x $(GO) test -count=1 -exec qemu-s390x -run 'OtherByteOrder' ./probes/rdmanl/ ./probes/dcb/ ./probes/sampler/; \
 	else \
 		echo "SKIP big-endian netlink codec test: qemu-s390x not found (Debian package qemu-user)"; \
@@ -61,7 +61,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecoder -fuzztime 60s ./capture/
 	$(GO) test -run '^$$' -fuzz FuzzFileSource -fuzztime 60s ./capture/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/rdmanl/
-	$(GO) test -run '^$$' -fuzz FuzzSplitAttrs -fuzztime 60s ./probes/internal/nlmsg/
+	$(GO) test -run '^$$' -fuzz FuzzSplitAttrs -fuzztime 60s ./internal/nlmsg/
 	$(GO) test -run '^$$' -fuzz FuzzParseText -fuzztime 60s ./probes/ethtool/
 	$(GO) test -run '^$$' -fuzz FuzzDecodeLink -fuzztime 60s ./probes/rtnl/
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/

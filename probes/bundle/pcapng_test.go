@@ -19,7 +19,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 
 	"github.com/rdmatop/rdmatop/capture/pcapfile"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // Packets and ticks come back in the order written, packets with their

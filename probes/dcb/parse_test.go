@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/dcb")

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"syscall"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Querier sends one DCB GET command for one netdev and returns the reply's

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg/nlmsgtest"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg/nlmsgtest"
 )
 
 // A Client over the recorded exchanges of `rdma link` and `rdma res show

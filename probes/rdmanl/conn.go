@@ -10,8 +10,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // Conn is the OS boundary: it sends one request (as built by the

@@ -1,6 +1,6 @@
 package rdmanl
 
-import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+import "github.com/rdmatop/rdmatop/internal/nlmsg"
 
 // Device is one RDMA device as RDMA_NLDEV_CMD_GET describes it.
 type Device struct {

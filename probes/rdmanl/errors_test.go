@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 )
 
 // msg builds one netlink message (test helper).

@@ -3,7 +3,7 @@ package rdmanl
 import (
 	"testing"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 func TestParseSys(t *testing.T) {

@@ -1,6 +1,6 @@
 package rdmanl
 
-import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+import "github.com/rdmatop/rdmatop/internal/nlmsg"
 
 // Port is one port as RDMA_NLDEV_CMD_PORT_GET describes it. The IB-only
 // attributes (CapFlags, SubnetPrefix, LID, SMLID, LMC) are zero on RoCE

@@ -3,7 +3,7 @@ package rdmanl
 import (
 	"fmt"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // QP is one queue pair of the RES_QP_GET dump. Attributes the kernel

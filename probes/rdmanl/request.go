@@ -3,7 +3,7 @@ package rdmanl
 import (
 	"encoding/binary"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // Request encoders. Each returns one netlink message exactly as iproute2's

@@ -1,6 +1,6 @@
 package rdmanl
 
-import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+import "github.com/rdmatop/rdmatop/internal/nlmsg"
 
 // Counter is one hardware counter.
 type Counter struct {

@@ -1,6 +1,6 @@
 package rdmanl
 
-import "github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+import "github.com/rdmatop/rdmatop/internal/nlmsg"
 
 // SysInfo is the RDMA subsystem state from SYS_GET. Fields a kernel does
 // not send stay false.

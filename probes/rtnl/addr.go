@@ -6,7 +6,7 @@ import (
 	"net/netip"
 	"time"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // Address message numbers from linux/rtnetlink.h and linux/if_addr.h

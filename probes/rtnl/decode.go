@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // Attribute numbers from linux/if_link.h and linux/if.h. They are fixed

@@ -13,8 +13,8 @@ import (
 	"github.com/safchain/ethtool"
 	"golang.org/x/sys/unix"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 
@@ -23,7 +23,7 @@ import (
 const socketTimeout = 5 * time.Second
 
 // Kernel reads links over one NETLINK_ROUTE socket (RTM_GETLINK, requests
-// built with probes/internal/nlmsg) and their speed over one
+// built with internal/nlmsg) and their speed over one
 // ethtool socket (ETHTOOL_GSET, github.com/safchain/ethtool); neither
 // needs privileges. Both sockets belong to the network namespace of the
 // thread that called Open. The read methods are safe for concurrent use;

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes/internal/nlsock"
 )
 

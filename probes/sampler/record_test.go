@@ -13,10 +13,10 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg/nlmsgtest"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg/nlmsgtest"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
 )

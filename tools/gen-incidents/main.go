@@ -27,7 +27,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -41,6 +40,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/internal/incidents"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/dcb"
@@ -189,29 +189,17 @@ func renameIfname(p []byte, name string) []byte {
 	if len(p) < 4 {
 		return p
 	}
+	as, err := nlmsg.Attrs(p[4:])
+	if err != nil {
+		return p // not what we expect: leave it
+	}
 	out := append([]byte(nil), p[:4]...)
-	for b := p[4:]; len(b) >= 4; {
-		l := int(binary.LittleEndian.Uint16(b))
-		if l < 4 || l > len(b) {
-			return p // not what we expect: leave it
-		}
-		typ := binary.LittleEndian.Uint16(b[2:])
-		val := b[4:l]
-		if typ == 1 {
+	for _, a := range as {
+		val := a.Data
+		if a.Type == 1 {
 			val = append([]byte(name), 0)
 		}
-		a := binary.LittleEndian.AppendUint16(nil, uint16(4+len(val)))
-		a = binary.LittleEndian.AppendUint16(a, typ)
-		a = append(a, val...)
-		for len(a)%4 != 0 {
-			a = append(a, 0)
-		}
-		out = append(out, a...)
-		adv := (l + 3) &^ 3
-		if adv > len(b) {
-			adv = len(b)
-		}
-		b = b[adv:]
+		out = nlmsg.AppendAttr(out, a.Type|a.Flags, val)
 	}
 	return out
 }

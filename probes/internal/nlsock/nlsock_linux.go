@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // DefaultTimeout bounds a request when Open is given 0.

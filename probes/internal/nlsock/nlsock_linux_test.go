@@ -12,7 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // getLink builds RTM_GETLINK for ifindex (0 with NLM_F_DUMP: every link).

@@ -209,3 +209,23 @@ func swapped(b []byte) []byte {
 	rev(32, 8)
 	return out
 }
+
+// An attribute's flags come apart from its type and go back with it.
+func TestAttrFlagsRoundTrip(t *testing.T) {
+	b := AppendAttr(nil, 3|0x8000, AppendAttr(nil, 1, []byte("eth0\x00")))
+	b = AppendAttr(b, 2, []byte{7})
+	as, err := Attrs(b)
+	if err != nil || len(as) != 2 || as[0].Type != 3 || as[0].Flags != 0x8000 || as[1].Type != 2 || as[1].Flags != 0 {
+		t.Fatalf("%+v %v", as, err)
+	}
+	var again []byte
+	for _, a := range as {
+		again = AppendAttr(again, a.Type|a.Flags, a.Data)
+	}
+	if !bytes.Equal(again, b) || len(b)%4 != 0 {
+		t.Errorf("re-encoded % x, was % x", again, b)
+	}
+	if inner, err := as[0].Attrs(); err != nil || len(inner) != 1 || inner[0].String() != "eth0" {
+		t.Errorf("nested %+v %v", inner, err)
+	}
+}

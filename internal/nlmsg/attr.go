@@ -14,6 +14,7 @@ const typeMask = 0x3fff
 // Attr is one attribute; Data points into the buffer it came from.
 type Attr struct {
 	Type  uint16 // with NLA_F_NESTED and NLA_F_NET_BYTEORDER stripped
+	Flags uint16 // NLA_F_NESTED and NLA_F_NET_BYTEORDER as sent
 	order Order
 	Data  []byte
 }
@@ -29,11 +30,11 @@ func (o Order) Attrs(b []byte) ([]Attr, error) {
 			return out, fmt.Errorf("netlink: %d stray bytes after the last attribute", len(b))
 		}
 		n := int(o.Uint16(b))
-		t := o.Uint16(b[2:]) & typeMask
+		t := o.Uint16(b[2:])
 		if n < AttrHdrLen || n > len(b) {
-			return out, fmt.Errorf("netlink: attribute %d: length %d out of range (%d bytes left)", t, n, len(b))
+			return out, fmt.Errorf("netlink: attribute %d: length %d out of range (%d bytes left)", t&typeMask, n, len(b))
 		}
-		out = append(out, Attr{Type: t, order: o, Data: b[AttrHdrLen:n]})
+		out = append(out, Attr{Type: t & typeMask, Flags: t &^ typeMask, order: o, Data: b[AttrHdrLen:n]})
 		b = b[min(Align(n), len(b)):]
 	}
 	return out, nil
@@ -90,4 +91,16 @@ func (a Attr) String() string {
 
 func (a Attr) sizeErr(want int) error {
 	return fmt.Errorf("netlink: attribute %d has %d bytes, want %d", a.Type, len(a.Data), want)
+}
+
+// AppendAttr appends an attribute of type typ (flags included) with data
+// as its value, in this host's byte order, padded to 4 bytes.
+func AppendAttr(b []byte, typ uint16, data []byte) []byte {
+	b = ne.AppendUint16(b, uint16(AttrHdrLen+len(data)))
+	b = ne.AppendUint16(b, typ)
+	b = append(b, data...)
+	for len(b)%4 != 0 {
+		b = append(b, 0)
+	}
+	return b
 }

@@ -6,7 +6,7 @@ package nlmsgtest
 import (
 	"slices"
 
-	"github.com/rdmatop/rdmatop/probes/internal/nlmsg"
+	"github.com/rdmatop/rdmatop/internal/nlmsg"
 )
 
 // Swap returns buf's messages, written in byte order from, with every

@@ -30,11 +30,7 @@ func (r *Request) String(typ uint16, s string) *Request {
 
 // Attr adds an attribute with data as its value.
 func (r *Request) Attr(typ uint16, data []byte) *Request {
-	var h [AttrHdrLen]byte
-	ne.PutUint16(h[0:], uint16(AttrHdrLen+len(data)))
-	ne.PutUint16(h[2:], typ)
-	r.b = append(append(r.b, h[:]...), data...)
-	r.pad()
+	r.b = AppendAttr(r.b, typ, data)
 	return r
 }
 
