@@ -330,7 +330,7 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	fs.DestQP, fs.Encap, fs.Transport = roce.QPN(f.key.qp), f.encap.String(), transportNames(f.transports)
 	ids := f.ipIDs
 	fs.UDPSrcPort, fs.UDPSrcPortChanges, fs.IPIDs = f.sport, f.sportChanges, &ids
-	fs.Packets, fs.Bytes, fs.PayloadBytes, fs.MaxPayload = f.packets, f.bytes, f.payload, f.maxPayload
+	fs.Packets, fs.Bytes, fs.PayloadBytes, fs.MaxPayload = f.packets, f.bytes, f.payload, int(f.maxPayload)
 	fs.Requests, fs.Responses, fs.Messages = f.requests, f.responses, f.messages
 	fs.LastTS = tsString(f.lastTS)
 	fs.FirstPacket, fs.LastPacket = f.firstPacket, f.lastPacket

@@ -54,27 +54,77 @@ func TestRequestResentAfterTimeoutIsRetransmission(t *testing.T) {
 }
 
 // A copy is told from a resend by the sender's IPv4 ID: the path keeps it,
-// the sender stamps a resend afresh.
-func TestCopyOf(t *testing.T) {
+// the sender stamps a resend afresh. Between the original and the packet
+// judged, the host pair's counter moves by the packets between.
+func TestCopyByID(t *testing.T) {
 	for _, c := range []struct {
 		name       string
 		id, lastID uint16
-		dt         int64
+		between    int   // the pair's packets seen between, 100 µs apart, IDs 100 apart
+		dt         int64 // from the last of them to the packet judged
+		damaged    bool  // its ICRC failed
 		want       bool
 	}{
-		{"netem copy: same ID, 4 µs", 0x7781, 0x7781, 4_000, true},
-		{"mirror copy: same ID, 300 µs", 0x10, 0x10, 300_000, true},
-		{"Soft-RoCE local resend: new ID, 386 µs", 0x5, 0x4, 386_000, false},
-		{"resend with a new ID, 3 µs", 0x7782, 0x7781, 3_000, false},
-		{"same ID long after: ID wrapped, a resend", 0x10, 0x10, 200_000_000, false},
-		{"no ID (IPv6, ID 0): decided by PSN and time instead", 0, 0, 10_000, false},
-		{"clock went back", 0x10, 0x10, -1, false},
+		{"netem copy: same ID, 4 µs", 0x7781, 0x7781, 0, 4_000, false, true},
+		{"mirror copy: same ID, 300 µs", 0x10, 0x10, 0, 300_000, false, true},
+		{"Soft-RoCE local resend: new ID, 386 µs", 0x5, 0x4, 0, 386_000, false, false},
+		{"resend with a new ID, 3 µs", 0x7782, 0x7781, 0, 3_000, false, false},
+		{"copy behind other QPs' packets", 0x10, 0x10, 3, 10_000, false, true},
+		{"same ID after the counter went round: a resend", 0x10, 0x10, 65536 / 100, 10_000, false, false},
+		{"same ID after the pair fell silent: unknown, no copy", 0x10, 0x10, 0, idSilence + 1, false, false},
+		{"a damaged packet tells nothing", 0x10, 0x10, 0, 4_000, true, false},
+		{"no ID (IPv6, ID 0): decided by PSN and time instead", 0, 0, 0, 10_000, false, false},
+		{"timestamps stepped back: still a copy", 0x10, 0x10, 0, -1, false, true},
 	} {
-		var o sendOrder
-		o.note(7, c.lastID, 1_000_000)
-		if got := o.copyOf(7, c.id, 1_000_000+c.dt); got != c.want {
-			t.Errorf("%s: copyOf = %v, want %v", c.name, got, c.want)
+		var k idClock
+		if c.lastID != 0 {
+			k.see(c.lastID-1, 6, 0, true)
 		}
+		ts := int64(1_000_000)
+		k.see(c.lastID, 7, ts, true)
+		for i, id := 0, c.lastID; i < c.between; i++ {
+			id += 100 // other QPs' packets to the same host
+			ts += 100_000
+			k.see(id, 100+uint32(i), ts, true)
+		}
+		if _, got := k.see(c.id, 7, ts+c.dt, !c.damaged); got != c.want {
+			t.Errorf("%s: copied = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// The clock follows the counter round its 16 bits: a packet sent before
+// the newest compares as earlier across the wrap, and a silence longer
+// than idSilence, or an ID far behind, starts it afresh.
+func TestIDClock(t *testing.T) {
+	var c idClock
+	a, _ := c.see(0xfff0, 1, 0, true)
+	b, _ := c.see(0x0010, 2, 1000, true) // wrapped: 32 on
+	if b-a != 32 || uint16(b) != 0x0010 {
+		t.Fatalf("across the wrap: %d apart, low bits %#x; want 32 apart, 0x10", b-a, uint16(b))
+	}
+	if late, copied := c.see(0xfff8, 3, 2000, true); !(late > a && late < b) || copied {
+		t.Fatalf("late packet across the wrap: %d not between %d and %d (copy %v)", late, a, b, copied)
+	}
+	if _, copied := c.see(0xfff8, 3, 2500, true); !copied {
+		t.Fatal("the late packet again: not taken for a copy")
+	}
+	if _, copied := c.see(0xfff8, 9, 2600, true); copied {
+		t.Fatal("its ID again with another PSN (a damaged ID): taken for a copy")
+	}
+	if again, _ := c.see(0x0011, 4, 3000, false); again != b+1 || c.pos != b {
+		t.Fatalf("a damaged packet's ID: seq %d (want %d), clock moved to %d", again, b+1, c.pos)
+	}
+	if far, _ := c.see(uint16(0x10000+0x0010-maxIDLag), 5, 4000, true); far <= b {
+		t.Fatalf("an ID %d behind restarts the clock beyond every earlier packet: got %d, newest was %d", maxIDLag, far, b)
+	}
+	before := c.pos
+	if s, _ := c.see(0x0020, 6, 4000+idSilence+1, true); s <= before+maxIDLag {
+		t.Fatalf("after a silence the clock restarts beyond every earlier packet: %d, newest was %d", s, before)
+	}
+	var hw idClock
+	if s, _ := hw.see(0, 1, 0, true); s != 0 || hw.known {
+		t.Fatalf("a sender stamping 0 leaves the order unknown: seq %d", s)
 	}
 }
 
@@ -255,7 +305,7 @@ func TestNoIDCopyAfterTheNAKsEpisode(t *testing.T) {
 
 // On a path that has shown it holds packets back, an original the NAK's
 // go-back also resent can arrive right beside its resend even ahead of
-// the stream: within idHorizon of the NAK that is no copy (training seed
+// the stream: within lateHorizon of the NAK that is no copy (training seed
 // 23, s23-25: 61 such "copies" under jitter, none made by the path).
 // Without reordering the same pair is a copy (TestNoIDCopyAfterTheNAKsEpisode).
 func TestNoIDPairAfterANAKOnAReorderingPathIsNoCopy(t *testing.T) {

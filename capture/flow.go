@@ -26,6 +26,7 @@ type Flow struct {
 	rtt          *rttHist
 	trouble      *flowTrouble // nil until something goes wrong (trouble.go)
 	opcodes      []OpcodeCount
+	ids          *idClock   // its host pair's IPv4 ID counter (sendorder.go); nil without IPv4
 	resp         respStream // its pointers first
 	req          reqStream  // its pointers first
 
@@ -49,15 +50,14 @@ type Flow struct {
 
 	// maxPayload is the largest payload of a packet: a floor of the path
 	// MTU the sender uses, even when no multi-packet message shows it.
-	maxPayload int
+	// pmtu: learned from FIRST/MIDDLE payloads, 0 when unknown.
+	maxPayload, pmtu int32
 
 	acks uint64
 	// highestACK: the latest PSN the flow's ACKs (or a sequence NAK, which
-	// acknowledges the PSN before it) acknowledged; lastACKID: the IPv4 ID
-	// of its last ACK, for copies.
+	// acknowledges the PSN before it) acknowledged.
 	highestACK uint32
 	ackSeen    bool
-	lastACKID  uint16
 	// end-to-end credits in ACKs (not sent when the QP uses an SRQ: code 31)
 	lastCredits int
 	hasCredits  bool
@@ -79,7 +79,6 @@ type Flow struct {
 	icrcOK    uint64
 	icrcUnver uint64
 
-	pmtu int // learned from FIRST/MIDDLE payloads, 0 when unknown
 	// indexed is set once the flow is in the tracker's pair index;
 	// pairPos, unpairedPos and blockPos are its positions in the
 	// tracker's indexes (see pairIndex), block the PSN block it is listed

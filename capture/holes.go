@@ -22,10 +22,10 @@ type hole struct {
 	n     int
 	ts    int64
 	gap   uint32 // the gap event that opened it
-	// openID is the IPv4 ID of the packet that skipped the run (0:
-	// unknown): an original of the run was sent before it.
-	openID uint16
-	nak    bool // NAKed or timed out since: a fill is a retransmission
+	// openSeq is the sender's order (idSeq) of the packet that skipped
+	// the run (0: unknown): an original of the run was sent before it.
+	openSeq idSeq
+	nak     bool // NAKed or timed out since: a fill is a retransmission
 }
 
 // gapLeft is what remains missing of one gap event.
@@ -37,11 +37,11 @@ type gapLeft struct {
 // refill is a PSN of a hole that a resend filled (or, without IPv4 IDs,
 // a fill after a NAK: the resend, or the original just before it).
 type refill struct {
-	psn    uint32
-	openID uint16
-	ok     bool
-	ts     int64 // when the hole opened
-	gap    uint32
+	psn     uint32
+	openSeq idSeq
+	ok      bool
+	ts      int64 // when the hole opened
+	gap     uint32
 	// filled: when a fill without IDs came, for noIDLateWindow; 0 for one
 	// judged by ID, or by the go-back pass alone (noIDPass).
 	filled int64
@@ -90,7 +90,7 @@ func (s *holeSet) list() []hole {
 
 // open records a gap event of missing PSNs: the run [start, start+n) (n
 // may exceed missing when a READ's length left the count uncertain).
-func openHole(sp **holeSet, start uint32, n, missing int, openID uint16, ts int64) {
+func openHole(sp **holeSet, start uint32, n, missing int, openSeq idSeq, ts int64) {
 	if *sp == nil {
 		*sp = &holeSet{}
 	}
@@ -100,7 +100,7 @@ func openHole(sp **holeSet, start uint32, n, missing int, openID uint16, ts int6
 	}
 	s.gapSeq++
 	s.gaps[s.gapSeq%gapSlots] = gapLeft{seq: s.gapSeq, left: missing}
-	s.h[s.n] = hole{start: start, n: n, ts: ts, gap: s.gapSeq, openID: openID}
+	s.h[s.n] = hole{start: start, n: n, ts: ts, gap: s.gapSeq, openSeq: openSeq}
 	s.n++
 }
 
@@ -178,7 +178,7 @@ func (s *holeSet) pending(now, window int64, noIDs bool, gaps, missing uint64) (
 	n := 0
 	for _, h := range s.list() {
 		age := now - h.ts
-		open := h.openID != 0 && age <= idHorizon || h.openID == 0 && noIDs && !h.nak && age <= window
+		open := h.openSeq != 0 && age <= lateHorizon || h.openSeq == 0 && noIDs && !h.nak && age <= window
 		if !open || slices.Contains(counted[:n], h.gap) {
 			continue
 		}
@@ -193,7 +193,7 @@ func (s *holeSet) pending(now, window int64, noIDs bool, gaps, missing uint64) (
 }
 
 func (s *holeSet) noteRefill(psn uint32, h *hole, filled int64) {
-	s.note(refill{psn: psn, openID: h.openID, ok: true, ts: h.ts, gap: h.gap, filled: filled})
+	s.note(refill{psn: psn, openSeq: h.openSeq, ok: true, ts: h.ts, gap: h.gap, filled: filled})
 }
 
 // noteNoIDFill notes a fill without IDs of a hole NAKed since it opened:
@@ -222,9 +222,9 @@ func (s *holeSet) repeated() {
 	}
 }
 
-// lateOriginal reports whether a packet with psn and IPv4 ID id is the
-// original of a PSN whose resend filled its hole: sent before the packet
-// that skipped it, within the ID horizon; or, without IDs, a second copy
+// lateOriginal reports whether a packet with psn and sender's order seq
+// is the original of a PSN whose resend filled its hole: sent before the
+// packet that skipped it, within lateHorizon of it; or, without IDs, a second copy
 // of a PSN filled after a NAK, within noIDLateWindow of a fill after a
 // single NAK, or with no plain repeat between the fill and it. A go-back
 // pass that brought the fill would have gone on past the hole, repeating
@@ -233,7 +233,7 @@ func (s *holeSet) repeated() {
 // the original, held back, and this copy is the NAK's resend. (Only a
 // pass whose every packet after the hole was lost again looks the same.)
 // It forgets the refill, so the original counts once.
-func (s *holeSet) lateOriginal(psn uint32, id uint16, ts int64) (gap uint32, ok bool) {
+func (s *holeSet) lateOriginal(psn uint32, seq idSeq, ts int64) (gap uint32, ok bool) {
 	if s == nil || s.live == 0 {
 		return 0, false
 	}
@@ -242,8 +242,8 @@ func (s *holeSet) lateOriginal(psn uint32, id uint16, ts int64) (gap uint32, ok 
 		if !r.ok || r.psn != psn {
 			continue
 		}
-		byID := id != 0 && r.openID != 0 && ts-r.ts <= idHorizon && idBefore(id, r.openID)
-		noID := id == 0 && (r.filled != 0 && ts-r.filled >= 0 && ts-r.filled <= noIDLateWindow ||
+		byID := idBefore(seq, r.openSeq) && ts-r.ts <= lateHorizon
+		noID := seq == 0 && (r.filled != 0 && ts-r.filled >= 0 && ts-r.filled <= noIDLateWindow ||
 			r.noIDPass && r.repeats == s.repeats)
 		if byID || noID {
 			r.ok = false
@@ -306,7 +306,7 @@ func (w *psnWindow) has(psn uint32) bool {
 
 // holes opens one gap event for the PSNs of [start, start+n) the window
 // has not seen, a hole for each run of them, and returns how many.
-func (w *psnWindow) holes(sp **holeSet, start uint32, n int, openID uint16, ts int64) int {
+func (w *psnWindow) holes(sp **holeSet, start uint32, n int, openSeq idSeq, ts int64) int {
 	missing := 0
 	for i := range n {
 		if !w.has(psnAdd(start, i)) {
@@ -327,10 +327,10 @@ func (w *psnWindow) holes(sp **holeSet, start uint32, n int, openID uint16, ts i
 			j++
 		}
 		if first {
-			openHole(sp, psnAdd(start, i), j-i, missing, openID, ts)
+			openHole(sp, psnAdd(start, i), j-i, missing, openSeq, ts)
 			first = false
 		} else {
-			(*sp).addHole(psnAdd(start, i), j-i, openID, ts)
+			(*sp).addHole(psnAdd(start, i), j-i, openSeq, ts)
 		}
 		i = j
 	}
@@ -338,10 +338,10 @@ func (w *psnWindow) holes(sp **holeSet, start uint32, n int, openID uint16, ts i
 }
 
 // addHole adds a run to the gap event opened last.
-func (s *holeSet) addHole(start uint32, n int, openID uint16, ts int64) {
+func (s *holeSet) addHole(start uint32, n int, openSeq idSeq, ts int64) {
 	if s.n == maxHoles {
 		s.remove(0)
 	}
-	s.h[s.n] = hole{start: start, n: n, ts: ts, gap: s.gapSeq, openID: openID}
+	s.h[s.n] = hole{start: start, n: n, ts: ts, gap: s.gapSeq, openSeq: openSeq}
 	s.n++
 }

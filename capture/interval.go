@@ -253,7 +253,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 // and a counter of gaps (the exporter's) never counts reordering. A gap
 // is undecided while one of its holes is open and an original could
 // still be told from a resend: with the sender's IPv4 IDs within
-// idHorizon of its opening; without IDs (request streams only) within
+// lateHorizon of its opening; without IDs (request streams only) within
 // the reorder window and before any NAK or go-back-N, after which a fill
 // counts as a resend.
 func (t *Tracker) pendingGaps(f *Flow, now int64) bool {

@@ -53,7 +53,7 @@ func (w *idWire) cut(ns int64) (gaps, missing, ooo uint64) {
 // ID before the packet that skipped it) makes it reordering, in no
 // interval a gap; a resend (a newer ID) makes it a gap of the interval
 // that saw the resend; a gap nothing fills is reported once its original
-// can no longer come (idHorizon), also when the flow has gone quiet. The
+// can no longer come (lateHorizon), also when the flow has gone quiet. The
 // intervals add up to the whole capture's count.
 func TestGapOpenAtACutWaitsForItsFill(t *testing.T) {
 	t.Run("late original", func(t *testing.T) {
@@ -96,8 +96,8 @@ func TestGapOpenAtACutWaitsForItsFill(t *testing.T) {
 			t.Fatalf("interval 1: %d gaps; want 0 (undecided)", g)
 		}
 		// No packet of the flow in the next interval, which ends after
-		// the ID horizon: the original can no longer come.
-		if g, m, _ := w.cut(idHorizon + 1); g != 1 || m != 1 {
+		// lateHorizon: the original can no longer come.
+		if g, m, _ := w.cut(lateHorizon + 1); g != 1 || m != 1 {
 			t.Fatalf("interval 2: %d gaps, %d missing; want 1 1", g, m)
 		}
 		if s := w.a.Summary(); s.Totals.PSNGaps != 1 {

@@ -113,25 +113,22 @@ func (r *reqStream) readFor(psn uint32) *readRange {
 // A skip within a request is a gap, unless the request was itself a
 // re-issue (see below). A response another request already got (a READ
 // re-issued from the middle overlaps the one it repeats) is sent again: a
-// retransmission. With the responder's IPv4 IDs (sendorder.go) a copy made
-// on the path is a duplicate, and a response sent before one already
-// captured is late: it fills its gap as reordering, not as a resend.
-func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
+// retransmission. With the responder's IPv4 IDs (sendorder.go) a response
+// sent before one already captured is late: it fills its gap as
+// reordering, not as a resend (a copy made on the path never gets here:
+// Tracker.response).
+func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, seq idSeq, ts int64, pkt uint64) {
 	psn := p.BTH.PSN
 	s := &f.resp
 	if s.track == nil {
 		s.track = &respTrack{}
 	}
-	if psnDiff(rr.next, psn) < 0 && s.track.order.copyOf(psn, ipID, ts) {
-		f.troubled().duplicates++
-		return
-	}
 	defer s.track.seen.mark(psn)
-	late := s.track.order.late(ipID, ts)
+	late := s.track.order.late(seq)
 	// The responder's next ID after the newest it had sent: nothing left
 	// it toward this host in between, so PSNs it skipped were never sent.
-	nextID := ipID != 0 && s.track.order.known && ts-s.track.order.maxTS <= idHorizon && ipID == s.track.order.maxID+1
-	s.track.order.note(psn, ipID, ts)
+	nextID := seq != 0 && seq == s.track.order.max+1
+	s.track.order.note(seq)
 	if late {
 		f.troubled().outOfOrder++
 	}
@@ -141,19 +138,19 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 			again = true
 		}
 	}
-	if ipID != 0 && !nextID && psn == rr.psn {
+	if seq != 0 && !nextID && psn == rr.psn {
 		// The first response of a READ: the READ before it, whose run ends
 		// where this one begins and had begun, must have ended. Responses
 		// come in the order of their READs, so its unanswered tail was
 		// lost (with IDs, a tail never sent shows as this ID following the
 		// last one).
-		t.readTail(f, r, psn, ipID, ts, pkt)
+		t.readTail(f, r, psn, seq, ts, pkt)
 	}
 	switch d := psnDiff(rr.next, psn); {
 	case s.holes.find(psn) >= 0:
 		// A response skipped earlier: late, or sent again.
-		t.responseBehind(f, psn, ipID, late, ts, pkt)
-	case d > 0 && (nextID || (ipID == 0 && rr.reissue)):
+		t.responseBehind(f, psn, seq, late, ts, pkt)
+	case d > 0 && (nextID || (seq == 0 && rr.reissue)):
 		// The responder skipped responses it never sent: it is juggling
 		// its response streams (Soft-RoCE serves a re-issued READ that
 		// way), not losing packets. With IDs the skip's ID follows the
@@ -162,17 +159,17 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 		// shows the other way round: the skip first, the request again
 		// after it). The skipped PSNs are kept as a hole that misses
 		// nothing, so that a late one still counts as reordered.
-		openHole(&s.holes, rr.next, d, 0, ipID, ts)
+		openHole(&s.holes, rr.next, d, 0, seq, ts)
 	case d > 0:
 		// What the skip passes over and was not seen already (overtaken
 		// responses of this run arrived before it) went missing.
-		if missing := s.track.seen.holes(&s.holes, rr.next, d, ipID, ts); missing > 0 {
+		if missing := s.track.seen.holes(&s.holes, rr.next, d, seq, ts); missing > 0 {
 			f.troubled().gaps++
 			f.troubled().missing += uint64(missing)
 			t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: rr.next, b: uint32(missing)})
 		}
 	case d < 0 || again:
-		t.responseBehind(f, psn, ipID, late, ts, pkt)
+		t.responseBehind(f, psn, seq, late, ts, pkt)
 	}
 	// Every READ whose range holds psn asks for the same response PSNs (a
 	// re-issue repeats part of an earlier one): the response advances them
@@ -190,7 +187,7 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 }
 
 // readTail counts the unanswered end of the READ whose run ends at psn.
-func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, ipID uint16, ts int64, pkt uint64) {
+func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, seq idSeq, ts int64, pkt uint64) {
 	s := &f.resp
 	for i := 0; i < r.reads.n; i++ {
 		o := &r.reads.r[i]
@@ -200,7 +197,7 @@ func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, ipID uint16, ts in
 		// Only a run that had begun: Soft-RoCE may answer a READ asked
 		// again several times after the READ behind it.
 		if d := psnDiff(o.next, psn); d > 0 && o.next != o.psn {
-			if missing := s.track.seen.holes(&s.holes, o.next, d, ipID, ts); missing > 0 {
+			if missing := s.track.seen.holes(&s.holes, o.next, d, seq, ts); missing > 0 {
 				f.troubled().gaps++
 				f.troubled().missing += uint64(missing)
 				t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: o.next, b: uint32(missing)})
@@ -213,13 +210,13 @@ func (t *Tracker) readTail(f *Flow, r *reqStream, psn uint32, ipID uint16, ts in
 
 // responseBehind judges a READ response at or below one already seen: the
 // late original of a skipped response (with IDs), else a resend.
-func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts int64, pkt uint64) {
+func (t *Tracker) responseBehind(f *Flow, psn uint32, seq idSeq, late bool, ts int64, pkt uint64) {
 	s := &f.resp
 	if i := s.holes.find(psn); i >= 0 {
 		h := s.holes.h[i]
 		s.holes.fill(i, psn)
-		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
-			if idBefore(ipID, h.openID) {
+		if seq != 0 && h.openSeq != 0 && ts-h.ts <= lateHorizon {
+			if idBefore(seq, h.openSeq) {
 				if !late {
 					f.troubled().outOfOrder++
 				}
@@ -229,7 +226,7 @@ func (t *Tracker) responseBehind(f *Flow, psn uint32, ipID uint16, late bool, ts
 			}
 			s.holes.noteRefill(psn, &h, 0)
 		}
-	} else if gap, ok := s.holes.lateOriginal(psn, ipID, ts); ok {
+	} else if gap, ok := s.holes.lateOriginal(psn, seq, ts); ok {
 		if !late {
 			f.troubled().outOfOrder++
 		}

@@ -16,10 +16,10 @@ func (t *Tracker) learnPMTU(f *Flow, p *roce.Packet) {
 		return
 	}
 	if m := p.PayloadLen; isPMTU(m) {
-		f.pmtu = m
+		f.pmtu = int32(m)
 		t.pmtu = m
 		if f.peer != nil && f.peer.pmtu == 0 {
-			f.peer.pmtu = m
+			f.peer.pmtu = int32(m)
 		}
 	}
 }
@@ -31,7 +31,7 @@ func (t *Tracker) pathMTU(f *Flow) int {
 	case t.cfg.PMTU > 0:
 		return t.cfg.PMTU
 	case f.pmtu > 0:
-		return f.pmtu
+		return int(f.pmtu)
 	}
 	return t.pmtu
 }
@@ -56,9 +56,9 @@ func (t *Tracker) consumed(f *Flow, p *roce.Packet) (n, slack int) {
 // of a connection use the same one. A READ response ONLY of 512 bytes
 // rules out an MTU of 256, so a READ of 512 bytes uses exactly one PSN.
 func mtuFloor(f *Flow) int {
-	p := f.maxPayload
+	p := int(f.maxPayload)
 	if f.peer != nil {
-		p = max(p, f.peer.maxPayload)
+		p = max(p, int(f.peer.maxPayload))
 	}
 	m := 256
 	for m < 4096 && m < p {
@@ -72,7 +72,7 @@ func ceilDiv(a, b int) int { return (a + b - 1) / b }
 // request follows the requester's PSN stream: in order, gap, or behind
 // (retransmission, go-back-N, or reordering).
 // A request the path copied is a duplicate, not a resend. With IPv4 IDs a
-// copy has the PSN and ID of a packet just seen (sendorder.go). Without
+// copy has the ID of a packet seen before (sendorder.go). Without
 // them (IPv6, or NICs that send ID 0) only a copy of the request just
 // before it within dupWindow counts: netem copies arrive within ~10 µs on
 // hardware. Beyond that a copy and the sender's own immediate resend are
@@ -85,14 +85,14 @@ const dupWindow = 50_000 // ns
 
 // copyOfLast reports whether a request without an IPv4 ID is a copy of
 // the request just before it: the same PSN and opcode, within dupWindow,
-// no NAK or RNR NAK to its sender within idHorizon, and the request
+// no NAK or RNR NAK to its sender within lateHorizon, and the request
 // before it new to the stream. Behind the stream, that one was a resend
 // or a late original, and the two of a resend and its late original
 // leave a rate-limited queue back to back (lab seed 20, s20-14: 82 READ
 // requests twice within 50 µs, none copied). After a NAK the sender goes
 // back and resends everything from the PSN it names up to the newest it
 // had sent, which may still be on the way, held back: until the path's
-// delay variation (idHorizon bounds it) has passed, an original and its
+// delay variation (lateHorizon bounds it) has passed, an original and its
 // resend can arrive back to back even ahead of the stream, on a path
 // that holds packets back - which the flow's own packets out of order
 // show (training seed 23, s23-25: READ requests under 2 ms ± 1.4 ms of
@@ -106,7 +106,7 @@ func copyOfLast(f *Flow, psn uint32, op roce.Opcode, ts int64) bool {
 	rs := tr.resend
 	d := ts - r.lastTS
 	sinceNAK := ts - rs.nakTS
-	nakRecent := tr.outOfOrder > 0 && rs.nakTS != 0 && sinceNAK >= 0 && sinceNAK <= idHorizon
+	nakRecent := tr.outOfOrder > 0 && rs.nakTS != 0 && sinceNAK >= 0 && sinceNAK <= lateHorizon
 	return psn == r.last && op == r.lastOp && r.lastNew && !rs.nakSeen && !nakRecent && d >= 0 && d <= dupWindow
 }
 
@@ -117,19 +117,19 @@ func copyOfLast(f *Flow, psn uint32, op roce.Opcode, ts int64) bool {
 // one second bounds both.
 const nakHorizon = 1_000_000_000
 
-func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
+func (t *Tracker) request(f *Flow, p *roce.Packet, seq idSeq, copied bool, ts int64, pkt uint64) {
 	r := &f.req
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
 	// A copy is always behind the stream (its original was seen): only
 	// then is the flow's recent IDs looked through.
-	if r.init && psnDiff(r.next, psn) < 0 && (r.order.copyOf(psn, ipID, ts) || ipID == 0 && copyOfLast(f, psn, op, ts)) {
+	if r.init && psnDiff(r.next, psn) < 0 && (copied || seq == 0 && copyOfLast(f, psn, op, ts)) {
 		f.troubled().duplicates++
 		r.lastTS = ts
 		return
 	}
-	late := r.order.late(ipID, ts)
-	r.order.note(psn, ipID, ts)
+	late := r.order.late(seq)
+	r.order.note(seq)
 	r.prevTS = r.lastTS
 	r.lastOp, r.lastTS = op, ts
 	r.lastNew = !r.init || psnDiff(r.next, psn) >= 0
@@ -154,7 +154,7 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 	if d > 0 && d <= r.readSlack {
 		// The READ before used d more PSNs than the minimum: learn the MTU.
 		if m := pmtuFor(int(r.readLen), psnDiff(r.readPSN, psn), mtuFloor(f)); m > 0 && t.cfg.PMTU == 0 {
-			f.pmtu, t.pmtu = m, m
+			f.pmtu, t.pmtu = int32(m), m
 		}
 		d = 0
 	}
@@ -182,14 +182,14 @@ func (t *Tracker) request(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt ui
 		tr.gaps++
 		tr.missing += uint64(missing)
 		tr.resend.nakSeen = false
-		openHole(&r.holes, r.next, d, missing, ipID, ts)
+		openHole(&r.holes, r.next, d, missing, seq, ts)
 		t.note(anomaly{kind: anGap, packet: pkt, ts: ts, flow: f.id, psn: psn, a: r.next, b: uint32(missing)})
 		r.next, r.readSlack = psnAdd(psn, n), slack
 		r.readPSN, r.readLen = psn, p.RETH.DMALength
 		t.advanced(f)
 		t.expect(f, p, ts)
 	default:
-		t.behind(f, psn, n, ipID, late, ts, pkt)
+		t.behind(f, psn, n, seq, late, ts, pkt)
 	}
 }
 
@@ -218,13 +218,13 @@ func pmtuFor(length, used, floor int) int {
 // A READ request stands for the n PSNs of its responses: late, it fills
 // all of them (a READ overtaken by the next leaves a hole of its whole
 // range, 128 PSNs for 128 KiB at MTU 1024, that its own arrival closes).
-func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts int64, pkt uint64) {
+func (t *Tracker) behind(f *Flow, psn uint32, n int, seq idSeq, late bool, ts int64, pkt uint64) {
 	r := &f.req
 	if i := r.holes.find(psn); i >= 0 {
 		h := r.holes.h[i]
 		var reorder, byID bool
-		if ipID != 0 && h.openID != 0 && ts-h.ts <= idHorizon {
-			reorder, byID = idBefore(ipID, h.openID), true
+		if seq != 0 && h.openSeq != 0 && ts-h.ts <= lateHorizon {
+			reorder, byID = idBefore(seq, h.openSeq), true
 		} else {
 			rs := &f.troubles().resend
 			reorder = !h.nak && !rs.nakSeen && !rs.inRetrans && ts-h.ts <= int64(t.cfg.ReorderWindow)
@@ -246,7 +246,7 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts 
 		switch {
 		case byID:
 			r.holes.noteRefill(psn, &h, 0)
-		case ipID == 0 && (h.nak || onceNAKed(f, psn)):
+		case seq == 0 && (h.nak || onceNAKed(f, psn)):
 			r.holes.noteNoIDFill(psn, &h, ts, onceNAKed(f, psn)) // the resend, or its original held back
 		}
 		t.retransmit(f, psn, late, ts, pkt)
@@ -259,14 +259,14 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, ipID uint16, late bool, ts 
 		// The PSNs between it and the first are held back too: a hole
 		// that misses nothing, so that they fill it as late packets.
 		if n := psnDiff(psnAdd(psn, 1), r.first); n > 0 {
-			openHole(&r.holes, psnAdd(psn, 1), n, 0, r.order.maxID, ts)
+			openHole(&r.holes, psnAdd(psn, 1), n, 0, r.order.max, ts)
 		}
 		r.first = psn
 		return
 	}
 	// A PSN seen before: the original of one whose resend came first, or
 	// a retransmission.
-	if gap, ok := r.holes.lateOriginal(psn, ipID, ts); ok {
+	if gap, ok := r.holes.lateOriginal(psn, seq, ts); ok {
 		if !late {
 			f.troubled().outOfOrder++
 		}

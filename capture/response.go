@@ -111,8 +111,26 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	return match
 }
 
+// answeredUpTo reports whether f's answers had reached p's PSN already, as
+// the copy of one seen must have: an ID seen again is a copy only from a
+// sender that counts its IDs up, and the PSN says so as well. A sequence
+// NAK names the PSN after the one it acknowledges.
+func answeredUpTo(f *Flow, p *roce.Packet) bool {
+	psn := p.BTH.PSN
+	if p.BTH.Opcode.IsReadResponse() {
+		return f.resp.init && psnDiff(f.resp.highest, psn) <= 0
+	}
+	return f.ackSeen && psnDiff(f.highestACK, psn) <= 1
+}
+
 // response handles ACKs, NAKs and READ responses arriving on f.
-func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
+func (t *Tracker) response(f *Flow, p *roce.Packet, seq idSeq, copied bool, ts int64, pkt uint64) {
+	if copied && answeredUpTo(f, p) {
+		// A copy the path made of an answer already seen (its IPv4 ID
+		// again, sendorder.go): not a second answer.
+		f.troubled().duplicates++
+		return
+	}
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode.Operation()
 	req := t.requester(f, psn)
@@ -121,13 +139,6 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 		switch a.Type() {
 		case roce.AckTypeACK:
 			if op == roce.OpAcknowledge || op == roce.OpAtomicAcknowledge {
-				// The ACK just before, again with its IPv4 ID: a copy
-				// the path made, not an answer.
-				if ipID != 0 && ipID == f.lastACKID {
-					f.troubled().duplicates++
-					return
-				}
-				f.lastACKID = ipID
 				f.acks++
 				t.ackSequence(f, req, psn, ts)
 				// Credits advertise the responder's posted receive WQEs;
@@ -191,11 +202,11 @@ func (t *Tracker) response(f *Flow, p *roce.Packet, ipID uint16, ts int64, pkt u
 		}
 	}
 	if p.BTH.Opcode.IsReadResponse() {
-		t.readResponse(f, req, p, ipID, ts, pkt)
+		t.readResponse(f, req, p, seq, ts, pkt)
 	} else if tr := f.resp.track; tr != nil {
 		// An ACK or NAK between READ responses takes an ID from the same
 		// counter: the responder's order must count it.
-		tr.order.note(psn, ipID, ts)
+		tr.order.note(seq)
 	}
 }
 
@@ -310,14 +321,14 @@ func (t *Tracker) acked(req, resp *Flow, psn uint32, ts int64) {
 // answers when the capture holds that request (reads.go), else as one
 // stream: contiguous within a READ, a new READ's responses not repeating
 // ones already seen.
-func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, ipID uint16, ts int64, pkt uint64) {
+func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, seq idSeq, ts int64, pkt uint64) {
 	s := &f.resp
 	psn := p.BTH.PSN
 	op := p.BTH.Opcode
 	if req != nil {
 		if rr := req.req.readFor(psn); rr != nil {
 			// The request is known: judge the response within it.
-			t.readResponseIn(f, &req.req, rr, p, ipID, ts, pkt)
+			t.readResponseIn(f, &req.req, rr, p, seq, ts, pkt)
 			if !s.init || psnDiff(s.highest, psn) > 0 {
 				s.highest = psn
 			}

@@ -46,7 +46,10 @@ type Tracker struct {
 	// in: what a response's lookup scans (see requester).
 	unpaired   pairIndex[pairKey]
 	unpairedAt pairIndex[blockKey]
-	last       *Flow
+	// clocks follow each IPv4 host pair's ID counter, for as long as a
+	// flow of the pair is in the table.
+	clocks map[pairKey]*idClock
+	last   *Flow
 	// spare is the unused rest of the last block of flows (newFlow).
 	spare   []Flow
 	lru     recency // every flow, newest first: what evictOne drops
@@ -114,7 +117,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	}
 	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: newPairIndex[pairKey](func(f *Flow) *int32 { return &f.pairPos }),
 		unpaired:   newPairIndex[pairKey](func(f *Flow) *int32 { return &f.unpairedPos }),
-		unpairedAt: newPairIndex[blockKey](func(f *Flow) *int32 { return &f.blockPos }), gen: 1}
+		unpairedAt: newPairIndex[blockKey](func(f *Flow) *int32 { return &f.blockPos }), gen: 1,
+		clocks: map[pairKey]*idClock{}}
 }
 
 func (t *Tracker) note(a anomaly) {
@@ -171,6 +175,9 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		f.key, f.id, f.ipv4, f.encap = *k, t.cfg.sharded(t.nextID), d.IPv4, d.Encap
 		f.firstTS, f.firstPacket = ts, pkt
 		f.opcodes, f.rtt, f.trouble = ops, rtt, tr
+		if d.IPv4 {
+			f.ids = t.clockFor(pairKey{k.src, k.dst})
+		}
 		t.flows.put(f, h)
 	} else {
 		t.lru.remove(f)
@@ -197,6 +204,17 @@ func (t *Tracker) newFlow() *Flow {
 	return f
 }
 
+// clockFor returns host pair k's ID clock, one more flow following it.
+func (t *Tracker) clockFor(k pairKey) *idClock {
+	c := t.clocks[k]
+	if c == nil {
+		c = &idClock{}
+		t.clocks[k] = c
+	}
+	c.refs++
+	return c
+}
+
 // evictOne drops the least recently seen flow: exactly, in O(1), and the
 // same flow on every run of a capture.
 func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
@@ -217,6 +235,11 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	t.unlist(victim)
 	if victim.indexed {
 		t.pairs.remove(pairKey{victim.key.src, victim.key.dst}, victim)
+	}
+	if c := victim.ids; c != nil {
+		if c.refs--; c.refs == 0 {
+			delete(t.clocks, pairKey{victim.key.src, victim.key.dst})
+		}
 	}
 	if s := victim.peer; s != nil {
 		// The survivor waits for a new peer again.
@@ -243,8 +266,12 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	f.packets++
 	f.bytes += uint64(d.WireLen)
 	f.payload += uint64(p.PayloadLen)
-	f.maxPayload = max(f.maxPayload, p.PayloadLen)
+	f.maxPayload = max(f.maxPayload, int32(p.PayloadLen))
 	f.ipIDs = f.ipIDs || d.IPID != 0
+	// The packet's place in its sender's order, and whether the path
+	// copied it; a packet whose ICRC failed may carry a damaged ID, and
+	// tells neither.
+	seq, copied := f.ids.see(d.IPID, p.BTH.PSN, ts, d.ICRC != ICRCBad)
 	f.transports |= 1 << op.Transport()
 	if d.Encap == EncapRoCEv2 {
 		if f.sport != 0 && d.SrcPort != f.sport {
@@ -317,7 +344,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		}
 		t.learnPMTU(f, p)
 		if psnTracked(tr) {
-			t.request(f, p, d.IPID, ts, pkt)
+			t.request(f, p, seq, copied, ts, pkt)
 		} else {
 			// UD/RD flows mix senders' PSN spaces: report, don't track.
 			r := &f.req
@@ -342,7 +369,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 			return
 		}
 		t.learnPMTU(f, p)
-		t.response(f, p, d.IPID, ts, pkt)
+		t.response(f, p, seq, copied, ts, pkt)
 	}
 }
 
