@@ -339,7 +339,7 @@ func (fs *FlowSummary) fill(f *Flow, names *addrNames) {
 	if t := f.trouble; t != nil { // fs is zero: nothing to write without
 		fs.PSNGaps, fs.MissingPSNs, fs.RetransmittedPackets = t.gaps, t.missing, t.retrans
 		fs.GoBackN, fs.OutOfOrder, fs.Duplicates = t.goBackN, t.outOfOrder, t.duplicates
-		fs.ReadReissues, fs.ReadReissuesUnanswered = t.readReissues, t.readReissuesUnanswered
+		fs.ReadReissues, fs.ReadReissuesUnanswered, fs.ReadReissuesLate = t.readReissues, t.readReissuesUnanswered, t.readReissuesLate
 		fs.TimerEpisodes, fs.RepeatedACKs, fs.NAKs = t.timerEpisodes, t.repeatedACKs, t.naks
 		fs.ResendsAfterACK, fs.ZeroCreditACKs = t.resendsAfterACK, t.zeroCreditACKs
 		fs.UndoneNAKEpisodes, fs.UndoneTimerEpisodes = t.undoneNAKEpisodes, t.undoneTimerEpisodes

@@ -99,6 +99,7 @@ func (c *troubleCounts) minus(o *troubleCounts) troubleCounts {
 		goBackN: sub(c.goBackN, o.goBackN), outOfOrder: sub(c.outOfOrder, o.outOfOrder),
 		duplicates: sub(c.duplicates, o.duplicates), readReissues: sub(c.readReissues, o.readReissues),
 		readReissuesUnanswered: sub(c.readReissuesUnanswered, o.readReissuesUnanswered),
+		readReissuesLate:       sub(c.readReissuesLate, o.readReissuesLate),
 		timerEpisodes:          sub(c.timerEpisodes, o.timerEpisodes),
 		zeroCreditACKs:         sub(c.zeroCreditACKs, o.zeroCreditACKs), repeatedACKs: sub(c.repeatedACKs, o.repeatedACKs),
 		resendsAfterACK:   sub(c.resendsAfterACK, o.resendsAfterACK),
@@ -299,7 +300,7 @@ func (c *flowCounters) set(fs *FlowSummary) {
 	fs.RepeatedACKs, fs.ResendsAfterACK = c.repeatedACKs, c.resendsAfterACK
 	fs.UndoneNAKEpisodes, fs.UndoneTimerEpisodes = c.undoneNAKEpisodes, c.undoneTimerEpisodes
 	fs.Duplicates = c.duplicates
-	fs.ReadReissues, fs.ReadReissuesUnanswered = c.readReissues, c.readReissuesUnanswered
+	fs.ReadReissues, fs.ReadReissuesUnanswered, fs.ReadReissuesLate = c.readReissues, c.readReissuesUnanswered, c.readReissuesLate
 	fs.TimerEpisodes = c.timerEpisodes
 	fs.NAKs, fs.CNPs, fs.CNPsCarried = c.naks, c.cnps, c.cnpsCarried
 	fs.ECN, fs.ECNCE = c.ecn, c.ecn.CE

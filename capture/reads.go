@@ -22,6 +22,11 @@ type readRange struct {
 	// reissue: the request asks again for responses an older request
 	// still in the list covers (a READ re-issued from the middle).
 	reissue bool
+	// unanswered: a re-issue sent before the capture saw any response
+	// it asks for; answers counts the responses at its first PSN seen
+	// since (see proveLateAnswer).
+	unanswered bool
+	answers    uint8
 }
 
 func (r *readRange) contains(psn uint32) bool {
@@ -51,6 +56,7 @@ func (r *reqStream) noteRead(f *Flow, psn uint32, n int) {
 		f.troubled().readReissues++
 		if unanswered {
 			f.troubled().readReissuesUnanswered++
+			rr.unanswered = true
 		}
 	}
 	if r.reads == nil {
@@ -117,7 +123,8 @@ func (r *reqStream) readFor(psn uint32) *readRange {
 // sent before one already captured is late: it fills its gap as
 // reordering, not as a resend (a copy made on the path never gets here:
 // Tracker.response).
-func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.Packet, seq idSeq, ts int64, pkt uint64) {
+func (t *Tracker) readResponseIn(f, req *Flow, rr *readRange, p *roce.Packet, seq idSeq, ts int64, pkt uint64) {
+	r := &req.req
 	psn := p.BTH.PSN
 	s := &f.resp
 	if s.track == nil {
@@ -175,14 +182,34 @@ func (t *Tracker) readResponseIn(f *Flow, r *reqStream, rr *readRange, p *roce.P
 	// re-issue repeats part of an earlier one): the response advances them
 	// all, so the next response is judged against the run as it stands.
 	for i := 0; r.reads != nil && i < r.reads.n; i++ {
-		if o := &r.reads.r[i]; o.contains(psn) && psnDiff(o.next, psn) >= 0 {
+		o := &r.reads.r[i]
+		if o.contains(psn) && psnDiff(o.next, psn) >= 0 {
 			o.next = psnAdd(psn, 1)
+		}
+		if o.psn == psn {
+			proveLateAnswer(req, o)
 		}
 	}
 	if p.BTH.Opcode.IsLast() {
 		// The READ's last response: its range is now exact (it was an
 		// upper bound while the path MTU was unknown).
 		rr.n = min(rr.n, psnDiff(rr.psn, psn)+1)
+	}
+}
+
+// proveLateAnswer counts a response at the first PSN of READ o. A re-issue
+// sent before any response it asks for had come is answered twice when
+// the READ it repeats got there: first the answer to that READ, late,
+// then the answer to the re-issue. Two answers prove the requester's
+// timer fired before a late answer, not after a loss; one leaves it
+// undecided (the first READ, or an answer, may have been lost where this
+// capture point cannot see).
+func proveLateAnswer(req *Flow, o *readRange) {
+	if !o.unanswered || o.answers >= 2 {
+		return
+	}
+	if o.answers++; o.answers == 2 {
+		req.troubled().readReissuesLate++
 	}
 }
 

@@ -288,3 +288,40 @@ func TestACKBeforeTheResendOfAPSNSentTwiceProvesNothing(t *testing.T) {
 		t.Errorf("a PSN resent by the timer, NAKed, acknowledged, resent: %d NAK episodes undone, want 0", f.UndoneNAKEpisodes)
 	}
 }
+
+// A READ re-issued before any of its responses came is proven late when
+// the capture then sees its first response twice: the answer to the READ
+// it repeats, then the answer to the re-issue. Answered once, it stays
+// undecided: the READ it repeats may have been lost after the capture.
+func TestReadReissueAnsweredTwiceIsLate(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		answers int
+		want    uint64
+	}{
+		{"answered twice: late", 2, 1},
+		{"answered once: undecided", 1, 0},
+	} {
+		// Stamped with IDs: without them a READ sent again within
+		// dupWindow would pass for a copy the path made.
+		w := &readWire{t: NewTracker(TrackerConfig{PMTU: 1024}), id: 1}
+		w.read(100, 4) // 100..103
+		w.id++
+		w.read(100, 4) // asked again before any response came
+		for range c.answers {
+			for psn := uint32(100); psn < 104; psn++ {
+				w.id++
+				w.response(100, 4, psn)
+			}
+		}
+		var req FlowSummary
+		for _, f := range (&Analyzer{tracker: w.t}).Summary().Flows {
+			if f.Requests > 0 {
+				req = f
+			}
+		}
+		if req.ReadReissuesUnanswered != 1 || req.ReadReissuesLate != c.want {
+			t.Errorf("%s: %d unanswered re-issues, %d late; want 1, %d", c.name, req.ReadReissuesUnanswered, req.ReadReissuesLate, c.want)
+		}
+	}
+}

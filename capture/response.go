@@ -328,7 +328,7 @@ func (t *Tracker) readResponse(f *Flow, req *Flow, p *roce.Packet, seq idSeq, ts
 	if req != nil {
 		if rr := req.req.readFor(psn); rr != nil {
 			// The request is known: judge the response within it.
-			t.readResponseIn(f, &req.req, rr, p, seq, ts, pkt)
+			t.readResponseIn(f, req, rr, p, seq, ts, pkt)
 			if !s.init || psnDiff(s.highest, psn) > 0 {
 				s.highest = psn
 			}

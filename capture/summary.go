@@ -182,8 +182,13 @@ type FlowSummary struct {
 	// responses they ask for - the requester's timer fired while the
 	// responder had not answered yet. Where the capture had already seen
 	// the response, it was lost after the capture point (or late).
+	// ReadReissuesLate: unanswered re-issues whose first response PSN
+	// then came twice - the answer to the READ they repeat, late, and
+	// the answer to the re-issue: the timer fired before a late answer,
+	// not after a loss.
 	ReadReissues           uint64 `json:"read_reissues" expr:"read_reissues"`
 	ReadReissuesUnanswered uint64 `json:"read_reissues_unanswered" expr:"read_reissues_unanswered"`
+	ReadReissuesLate       uint64 `json:"read_reissues_late" expr:"read_reissues_late"`
 	// TimerEpisodes: go-back-N episodes with no NAK or RNR NAK since the
 	// requester's packet before them: its ACK timer fired. TimerWaitUs:
 	// the shortest the requester waited, idle, before such a resend (its

@@ -17,10 +17,10 @@ type troubleCounts struct {
 	// duplicates: a request captured again right after itself (a mirror or
 	// a link that copies frames), not resent by the sender.
 	duplicates uint64
-	// READ requests asking again for responses of an earlier READ, and
-	// those of them sent before the capture saw any of the responses they
-	// ask for (the requester's timer fired while the responder was busy).
-	readReissues, readReissuesUnanswered uint64
+	// READ requests asking again for responses of an earlier READ, those
+	// of them sent before the capture saw any of the responses they ask
+	// for, and those of these answered twice (see FlowSummary).
+	readReissues, readReissuesUnanswered, readReissuesLate uint64
 	// timerEpisodes: see FlowSummary.
 	timerEpisodes uint64
 	// ACKs that acknowledge nothing new, and ACKs with no credit: see

@@ -1203,6 +1203,39 @@ func TestLateACKsNeedsMostEpisodesUndone(t *testing.T) {
 	}
 }
 
+// late-acks on READs: every re-issue asked before any answer came, and
+// most of them then answered twice (the late answer, then the re-issue's):
+// the READs got there and only the answers were late. Re-issues answered
+// once leave it undecided (training seed 27's s27-59: READ requests
+// dropped after the requester's capture), and a response that failed its
+// ICRC was discarded by the requester: lost, whatever came after.
+func TestLateACKsOnREADsNeedsReissuesAnsweredTwice(t *testing.T) {
+	p := wirePack(t)
+	for _, c := range []struct {
+		name           string
+		reissues, late uint64
+		respICRC       uint64
+		want           bool
+	}{
+		{"30 of 37 re-issues answered twice", 37, 30, 0, true},
+		{"14 of 37 answered twice", 37, 14, 0, false},
+		{"none answered twice", 37, 0, 0, false},
+		{"30 of 37, but a response failed its ICRC", 37, 30, 1, false},
+	} {
+		req := capture.FlowSummary{ID: 1, PeerID: 2, Src: wRxeA, Dst: wRxeB, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 500, Requests: 500, GoBackN: 20, TimerEpisodes: 20, RetransmittedPackets: 40, TimerWaitUs: 65_000,
+			ReadReissues: c.reissues, ReadReissuesUnanswered: c.reissues, ReadReissuesLate: c.late,
+			RTTus: capture.RTT{Samples: 50, Min: 40, P50: 60, P99: 60, Max: 60}}
+		resp := capture.FlowSummary{ID: 2, PeerID: 1, Src: wRxeB, Dst: wRxeA, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
+			Packets: 4000, Responses: 4000, RetransmittedPackets: 900, ICRCErrors: c.respICRC}
+		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, resp}}})
+		got := len(wFired(res.Findings)["late-acks"]) > 0
+		if got != c.want {
+			t.Errorf("%s: late-acks fired %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
 // Without IPv4 IDs, PSN gaps on a flow that also shows packets certainly
 // out of order are no evidence of loss: each hole was filled after the
 // NAK, by the original held back or by the resend, and the PSNs cannot
