@@ -44,6 +44,9 @@ type flowAcc struct {
 	// going back.
 	lastRank int
 	reads    []readAsk
+	// psnRank: the first-sending rank of each request PSN but READs'
+	// (see addFlows: a request at a PSN sent before is a resend).
+	psnRank map[uint32]int
 	// The upstream IPv4 packets seen and when (copyBefore), and the
 	// highest PSN first sent of the requests and of the READ responses
 	// (firstSent).
@@ -201,6 +204,23 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 				fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, pmtu), rank: rank})
 				if len(fa.reads) > maxReadsKept {
 					fa.reads = fa.reads[1:]
+				}
+			} else if isRequest(p.Opcode) && !p.BadICRC {
+				// A request at a PSN the flow sent before is the sender
+				// going back to it, whatever its bytes: Soft-RoCE may cut
+				// a SEND into packets differently when it resends it
+				// (training seed 26's s26-47: PSN 12208610 sent 286 times
+				// as SEND LAST and 13 times as SEND FIRST), and the
+				// packet with new bytes is no first sending. It takes the
+				// PSN's rank.
+				if fa.psnRank == nil {
+					fa.psnRank = map[uint32]int{}
+				}
+				if r, ok := fa.psnRank[p.PSN]; ok {
+					rank, again = r, true
+					firstRank[p.Content] = r
+				} else {
+					fa.psnRank[p.PSN] = rank
 				}
 			}
 		}

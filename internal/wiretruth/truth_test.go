@@ -455,6 +455,27 @@ func TestResendWithOtherAckReqIsAResend(t *testing.T) {
 	}
 }
 
+// A resend cut into packets differently (Soft-RoCE resending a SEND: PSN
+// 2 a SEND MIDDLE where it was a SEND LAST) is still the sender going back
+// to that PSN, not a first sending whose successors look like a second
+// going back (s26-47: 843 timer episodes counted where the sender went
+// back 308 times).
+func TestResendCutDifferentlyIsAResend(t *testing.T) {
+	w := &wire{t: t}
+	ops := []uint8{0x00, 0x01, 0x02, 0x00, 0x02} // FIRST MIDDLE LAST, FIRST LAST
+	var sent [][]byte
+	for psn, op := range ops {
+		sent = append(sent, frame(1, 2, uint16(psn+1), op, 7, uint32(psn), byte(psn)))
+	}
+	recut := frame(1, 2, 7, 0x01, 7, 2, 2) // PSN 2 again, now a MIDDLE
+	again := func(psn uint32, id uint16) []byte { return frame(1, 2, id, ops[psn], 7, psn, byte(psn)) }
+	tr := w.sameBothSides(sent[0], sent[1], sent[2], sent[3], sent[4], again(1, 6), recut, again(3, 8), again(4, 9))
+	f := tr.Flows[0]
+	if e := f.Episodes; f.Resent != 4 || e.NAK+e.RNR+e.Timer != 1 {
+		t.Errorf("PSNs 1-4 sent again once, PSN 2 cut differently: resent %d, episodes %+v; want 4 resent in 1 episode", f.Resent, e)
+	}
+}
+
 // noIDs returns n WRITE frames with ID 0, PSNs 0 to n-1, and functions
 // that put a frame on the upstream and the downstream side at a time.
 func (w *wire) noIDs(n int) (f [][]byte, up, down func(b []byte, ts int64)) {
