@@ -118,30 +118,51 @@ func (fa *flowAcc) reissues(psn uint32, pmtu int) (rank int, ok bool) {
 }
 
 func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
-	var order []Flow
-	flows := map[Flow]*flowAcc{}
-	acc := func(p *Packet) *flowAcc {
-		k := p.flow()
-		fa := flows[k]
-		if fa == nil {
-			fa = &flowAcc{ft: FlowTruth{Src: k.Src.String(), Dst: k.Dst.String(), DstQP: k.DstQP,
-				Upstream: upName, Downstream: downName,
-				Seen: map[string]Observed{upName: {}, downName: {}}}, kinds: map[string]bool{}}
-			flows[k] = fa
-			order = append(order, k)
-		}
-		return fa
-	}
-	// NAKs and RNR NAKs the sender received, seen on its own side: the
-	// peer's acknowledgements addressed to it, in the upstream capture.
-	type nakKey struct {
-		psn uint32
-		rnr bool
-	}
-	naks := map[nakKey][]int64{}
+	u := &upPass{t: t, d: d, pmtu: pmtu, flows: map[Flow]*flowAcc{},
+		firstRank: map[uint64]int{}, resent: make([]bool, len(d.upIdx)), rankAt: make([]int, len(d.upIdx))}
 	sender := d.up[d.upIdx[0]].Src
-	for i := range d.up {
-		p := &d.up[i]
+	u.naks = sendersNAKs(d.up, sender)
+	// Requests that reached the sender again, seen on its own side: the
+	// only reason a responder sends an ACK again (IBTA C9-105).
+	u.againIn = requestsAgain(d.up, sender)
+	for pos, i := range d.upIdx {
+		u.packet(pos, &d.up[i], upName, downName)
+	}
+	// Copies of the packets no analyser follows by PSN (ACKs, UD): what the
+	// network did all the same (observeDown counts the others').
+	for dp, fate := range d.downFate {
+		if fate != Duplicate {
+			continue
+		}
+		if p := &d.up[d.upIdx[d.downOf[dp]]]; !tracked(p.Opcode) {
+			u.flows[p.flow()].ft.Duplicated++
+		}
+	}
+	for fi, k := range u.order {
+		u.observe(len(t.Flows)+fi, u.flows[k], upName, downName)
+	}
+	for _, k := range u.order {
+		t.Flows = append(t.Flows, u.flows[k].ft)
+	}
+	slices.SortStableFunc(t.Events, func(x, y Event) int { return cmp.Compare(x.UpTS, y.UpTS) })
+}
+
+// nakKey names the NAKs (or RNR NAKs) of one PSN.
+type nakKey struct {
+	psn uint32
+	rnr bool
+}
+
+// nakIndex holds when the sender received each NAK and RNR NAK.
+type nakIndex map[nakKey][]int64
+
+// sendersNAKs returns the NAKs and RNR NAKs sender received, seen on its
+// own side: the peer's acknowledgements addressed to it, in the upstream
+// capture.
+func sendersNAKs(up []Packet, sender netip.Addr) nakIndex {
+	naks := nakIndex{}
+	for i := range up {
+		p := &up[i]
 		if p.Dst != sender || !p.HasAETH {
 			continue
 		}
@@ -154,170 +175,210 @@ func (t *Truth) addFlows(d *direction, upName, downName string, pmtu int) {
 			}
 		}
 	}
-	nakBefore := func(k nakKey, ts int64) bool {
-		for _, n := range naks[k] {
-			if n <= ts && ts-n <= nakWindow {
-				return true
-			}
+	return naks
+}
+
+// before reports whether a NAK of k reached the sender within nakWindow
+// before ts.
+func (n nakIndex) before(k nakKey, ts int64) bool {
+	for _, at := range n[k] {
+		if at <= ts && ts-at <= nakWindow {
+			return true
 		}
-		return false
 	}
-	// Requests that reached the sender again, seen on its own side: the
-	// only reason a responder sends an ACK again (IBTA C9-105).
-	againIn := requestsAgain(d.up, sender)
-	acksRepeated := 0
+	return false
+}
+
+// upPass walks one direction's upstream capture in order, flow by flow:
+// what each packet was (first sending, resend, copy) and what became of
+// it.
+type upPass struct {
+	t     *Truth
+	d     *direction
+	pmtu  int
+	flows map[Flow]*flowAcc
+	order []Flow
+	naks  nakIndex
+	// againIn: when requests reached the sender again (requestsAgain);
+	// acksRepeated: the ACKs it sent again so far.
+	againIn      []int64
+	acksRepeated int
 	// A resend is a packet whose content the sender sent before; rank is
 	// the place of a content's first sending in the flow, so a resend
 	// whose rank is not after the previous packet's is the sender going
 	// back: a new resend episode.
-	firstRank := map[uint64]int{}
-	resent := make([]bool, len(d.upIdx))
-	rankAt := make([]int, len(d.upIdx)) // first-sending rank, a re-issued READ's that of the READ it repeats
-	for pos, i := range d.upIdx {
-		p := &d.up[i]
-		fa := acc(p)
-		if tracked(p.Opcode) {
-			fa.upPos = append(fa.upPos, pos)
+	firstRank map[uint64]int
+	resent    []bool
+	rankAt    []int // first-sending rank, a re-issued READ's that of the READ it repeats
+}
+
+// acc returns p's flow, new ones in the order first seen.
+func (u *upPass) acc(p *Packet, upName, downName string) *flowAcc {
+	k := p.flow()
+	fa := u.flows[k]
+	if fa == nil {
+		fa = &flowAcc{ft: FlowTruth{Src: k.Src.String(), Dst: k.Dst.String(), DstQP: k.DstQP,
+			Upstream: upName, Downstream: downName,
+			Seen: map[string]Observed{upName: {}, downName: {}}}, kinds: map[string]bool{}}
+		u.flows[k] = fa
+		u.order = append(u.order, k)
+	}
+	return fa
+}
+
+// packet accounts the upstream packet at position pos.
+func (u *upPass) packet(pos int, p *Packet, upName, downName string) {
+	fa := u.acc(p, upName, downName)
+	if tracked(p.Opcode) {
+		fa.upPos = append(fa.upPos, pos)
+	}
+	fa.ft.Sent++
+	if p.ECN == 3 && p.Opcode != 0x81 { // a CNP's own codepoint is the NP's choice
+		fa.ft.CEBefore++
+	}
+	if p.BadICRC {
+		fa.ft.CorruptedBefore++
+	} else if p.HasAETH && p.AETH>>5 == 1 {
+		fa.ft.RNRNAKs++
+	}
+	copyBefore := fa.copyBefore(p)
+	fa.kinds[kindOf(p.Opcode)] = true
+	rank, again := u.rank(fa, p)
+	if !again && !p.BadICRC { // (a damaged header's PSN says nothing)
+		fa.firstSent(p)
+	}
+	switch {
+	case copyBefore:
+		// A copy made before the capture: not the sender going back.
+	case again && isAck(p.Opcode) && u.acksRepeated >= arrivedBy(u.againIn, p.TS):
+		// An ACK again with no request received again to answer: a
+		// copy made before this capture, on the sender's own egress
+		// (without IPv4 IDs copyBefore cannot tell it).
+		fa.ft.DuplicatedBefore++
+	case again && isAck(p.Opcode):
+		// An ACK sent again answers a request received again; it
+		// is counted apart from resent data.
+		u.acksRepeated++
+		fa.ft.ACKsRepeated++
+	case again:
+		u.resent[pos] = true
+		fa.ft.Resent++
+		if isRequest(p.Opcode) && rank <= fa.lastRank {
+			u.episode(fa, p)
 		}
-		fa.ft.Sent++
-		if p.ECN == 3 && p.Opcode != 0x81 { // a CNP's own codepoint is the NP's choice
-			fa.ft.CEBefore++
+	}
+	if !copyBefore && isRequest(p.Opcode) {
+		fa.lastRank = rank
+	}
+	u.rankAt[pos] = rank
+	u.fate(pos, fa, p)
+}
+
+// rank returns the first-sending rank of p's content in its flow and
+// whether the sender sent it before.
+func (u *upPass) rank(fa *flowAcc, p *Packet) (rank int, again bool) {
+	if rank, again = u.firstRank[p.Content]; again {
+		return rank, true
+	}
+	rank = len(u.firstRank)
+	u.firstRank[p.Content] = rank
+	switch {
+	case p.Opcode&0x1f == 0x0c: // READ request
+		// A READ asking again, from the middle, for responses an
+		// earlier READ of the flow asked for is new bytes but a
+		// resend: it takes that READ's rank.
+		if r, ok := fa.reissues(p.PSN, u.pmtu); ok {
+			rank, again = r, true
 		}
-		if p.BadICRC {
-			fa.ft.CorruptedBefore++
-		} else if p.HasAETH && p.AETH>>5 == 1 {
-			fa.ft.RNRNAKs++
+		fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, u.pmtu), rank: rank})
+		if len(fa.reads) > maxReadsKept {
+			fa.reads = fa.reads[1:]
 		}
-		copyBefore := fa.copyBefore(p)
-		fa.kinds[kindOf(p.Opcode)] = true
-		rank, again := firstRank[p.Content]
-		if !again {
-			rank = len(firstRank)
-			firstRank[p.Content] = rank
-			if p.Opcode&0x1f == 0x0c { // READ request
-				// A READ asking again, from the middle, for responses an
-				// earlier READ of the flow asked for is new bytes but a
-				// resend: it takes that READ's rank.
-				if r, ok := fa.reissues(p.PSN, pmtu); ok {
-					rank, again = r, true
-				}
-				fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, pmtu), rank: rank})
-				if len(fa.reads) > maxReadsKept {
-					fa.reads = fa.reads[1:]
-				}
-			} else if isRequest(p.Opcode) && !p.BadICRC {
-				// A request at a PSN the flow sent before is the sender
-				// going back to it, whatever its bytes: Soft-RoCE may cut
-				// a SEND into packets differently when it resends it
-				// (training seed 26's s26-47: PSN 12208610 sent 286 times
-				// as SEND LAST and 13 times as SEND FIRST), and the
-				// packet with new bytes is no first sending. It takes the
-				// PSN's rank.
-				if fa.psnRank == nil {
-					fa.psnRank = map[uint32]int{}
-				}
-				if r, ok := fa.psnRank[p.PSN]; ok {
-					rank, again = r, true
-					firstRank[p.Content] = r
-				} else {
-					fa.psnRank[p.PSN] = rank
-				}
+	case isRequest(p.Opcode) && !p.BadICRC:
+		// A request at a PSN the flow sent before is the sender going
+		// back to it, whatever its bytes: Soft-RoCE may cut a SEND into
+		// packets differently when it resends it (training seed 26's
+		// s26-47: PSN 12208610 sent 286 times as SEND LAST and 13 times
+		// as SEND FIRST), and the packet with new bytes is no first
+		// sending. It takes the PSN's rank.
+		if fa.psnRank == nil {
+			fa.psnRank = map[uint32]int{}
+		}
+		if r, ok := fa.psnRank[p.PSN]; ok {
+			rank, again = r, true
+			u.firstRank[p.Content] = r
+		} else {
+			fa.psnRank[p.PSN] = rank
+		}
+	}
+	return rank, again
+}
+
+// episode counts the sender going back to p, by what made it.
+func (u *upPass) episode(fa *flowAcc, p *Packet) {
+	switch {
+	case u.naks.before(nakKey{p.PSN, false}, p.TS):
+		fa.ft.Episodes.NAK++
+	case u.naks.before(nakKey{p.PSN, true}, p.TS):
+		fa.ft.Episodes.RNR++
+	default:
+		fa.ft.Episodes.Timer++
+	}
+}
+
+// fate accounts what the path did to the upstream packet at pos.
+func (u *upPass) fate(pos int, fa *flowAcc, p *Packet) {
+	d := u.d
+	event := func(what string, downTS int64) {
+		fi := len(u.t.Flows) + slices.Index(u.order, p.flow())
+		u.t.Events = append(u.t.Events, Event{Flow: fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS})
+	}
+	switch d.upFate[pos] {
+	case Lost:
+		fa.ft.Lost++
+		event("lost", 0)
+	case Corrupted:
+		fa.ft.Corrupted++
+		event("corrupted", d.tsDown(d.upDown[pos]))
+	default:
+		if dp := d.upDown[pos]; dp >= 0 {
+			fa.ft.Delivered++
+			q := &d.down[d.downIdx[dp]]
+			fa.delays = append(fa.delays, q.TS-p.TS)
+			if q.ECN == 3 && p.ECN != 3 {
+				fa.ft.CEMarked++
+				event("ce", q.TS)
 			}
 		}
-		if !again && !p.BadICRC { // (a damaged header's PSN says nothing)
-			fa.firstSent(p)
-		}
-		switch {
-		case copyBefore:
-			// A copy made before the capture: not the sender going back.
-		case again && isAck(p.Opcode) && acksRepeated >= arrivedBy(againIn, p.TS):
-			// An ACK again with no request received again to answer: a
-			// copy made before this capture, on the sender's own egress
-			// (without IPv4 IDs copyBefore cannot tell it).
-			fa.ft.DuplicatedBefore++
-		case again && isAck(p.Opcode):
-			// An ACK sent again answers a request received again; it
-			// is counted apart from resent data.
-			acksRepeated++
-			fa.ft.ACKsRepeated++
-		case again:
-			resent[pos] = true
-			fa.ft.Resent++
-			if isRequest(p.Opcode) && rank <= fa.lastRank {
-				switch {
-				case nakBefore(nakKey{p.PSN, false}, p.TS):
-					fa.ft.Episodes.NAK++
-				case nakBefore(nakKey{p.PSN, true}, p.TS):
-					fa.ft.Episodes.RNR++
-				default:
-					fa.ft.Episodes.Timer++
-				}
-			}
-		}
-		if !copyBefore && isRequest(p.Opcode) {
-			fa.lastRank = rank
-		}
-		rankAt[pos] = rank
-		switch d.upFate[pos] {
-		case Lost:
-			fa.ft.Lost++
-			t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "lost", UpTS: p.TS})
-		case Corrupted:
-			fa.ft.Corrupted++
-			t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "corrupted", UpTS: p.TS, DownTS: d.tsDown(d.upDown[pos])})
-		default:
-			if dp := d.upDown[pos]; dp >= 0 {
-				fa.ft.Delivered++
-				q := &d.down[d.downIdx[dp]]
-				fa.delays = append(fa.delays, q.TS-p.TS)
-				if q.ECN == 3 && p.ECN != 3 {
-					fa.ft.CEMarked++
-					t.Events = append(t.Events, Event{Flow: len(t.Flows) + slices.Index(order, p.flow()), PSN: p.PSN, Opcode: p.Opcode, What: "ce", UpTS: p.TS, DownTS: q.TS})
-				}
-			}
-		}
 	}
-	// Copies of the packets no analyser follows by PSN (ACKs, UD): what the
-	// network did all the same (observeDown counts the others').
-	for dp, fate := range d.downFate {
-		if fate != Duplicate {
-			continue
-		}
-		if p := &d.up[d.upIdx[d.downOf[dp]]]; !tracked(p.Opcode) {
-			acc(p).ft.Duplicated++
-		}
+}
+
+// observe completes flow fa (index fi of the truth's flows): its kind,
+// what each capture point sees of it and its delays.
+func (u *upPass) observe(fi int, fa *flowAcc, upName, downName string) {
+	d, ft := u.d, &fa.ft
+	if len(fa.kinds) > 1 {
+		delete(fa.kinds, "acks") // a responder's flow: its READ responses and its ACKs
 	}
-	// Per flow: what each capture point sees.
-	for fi, k := range order {
-		fa := flows[k]
-		ft := &fa.ft
-		if len(fa.kinds) > 1 {
-			delete(fa.kinds, "acks") // a responder's flow: its READ responses and its ACKs
-		}
-		kinds := make([]string, 0, len(fa.kinds))
-		for s := range fa.kinds {
-			kinds = append(kinds, s)
-		}
-		slices.Sort(kinds)
-		ft.Kind = kinds[0]
-		if len(kinds) > 1 {
-			ft.Kind = "mixed"
-		}
-		upObs := d.observeUp(fa.upPos, resent)
-		downObs := d.observeDown(fa.upPos, resent, rankAt, func(pos int, what string, over uint64, downTS int64) {
-			p := &d.up[d.upIdx[pos]]
-			t.Events = append(t.Events, Event{Flow: len(t.Flows) + fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})
-		}, ft)
-		ft.Seen[upName], ft.Seen[downName] = upObs, downObs
-		if len(fa.delays) > 0 {
-			slices.Sort(fa.delays)
-			ft.DelayNs = DelayStats{fa.delays[0], fa.delays[len(fa.delays)/2], fa.delays[len(fa.delays)-1]}
-		}
+	kinds := make([]string, 0, len(fa.kinds))
+	for s := range fa.kinds {
+		kinds = append(kinds, s)
 	}
-	for _, k := range order {
-		t.Flows = append(t.Flows, flows[k].ft)
+	slices.Sort(kinds)
+	ft.Kind = kinds[0]
+	if len(kinds) > 1 {
+		ft.Kind = "mixed"
 	}
-	slices.SortStableFunc(t.Events, func(x, y Event) int { return cmp.Compare(x.UpTS, y.UpTS) })
+	upObs := d.observeUp(fa.upPos, u.resent)
+	downObs := d.observeDown(fa.upPos, u.resent, u.rankAt, func(pos int, what string, over uint64, downTS int64) {
+		p := &d.up[d.upIdx[pos]]
+		u.t.Events = append(u.t.Events, Event{Flow: fi, PSN: p.PSN, Opcode: p.Opcode, What: what, UpTS: p.TS, DownTS: downTS, Overtaken: over})
+	}, ft)
+	ft.Seen[upName], ft.Seen[downName] = upObs, downObs
+	if len(fa.delays) > 0 {
+		slices.Sort(fa.delays)
+		ft.DelayNs = DelayStats{fa.delays[0], fa.delays[len(fa.delays)/2], fa.delays[len(fa.delays)-1]}
+	}
 }
 
 // requestsAgain returns when requests addressed to sender reached it
