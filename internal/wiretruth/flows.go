@@ -289,6 +289,8 @@ func (u *upPass) rank(fa *flowAcc, p *Packet) (rank int, again bool) {
 		// resend: it takes that READ's rank.
 		if r, ok := fa.reissues(p.PSN, u.pmtu); ok {
 			rank, again = r, true
+			// The same READ asked again later is the same resend.
+			u.firstRank[p.Content] = r
 		}
 		fa.reads = append(fa.reads, readAsk{psn: p.PSN, n: ceilDiv(p.ReadLen, u.pmtu), rank: rank})
 		if len(fa.reads) > maxReadsKept {

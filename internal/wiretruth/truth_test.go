@@ -476,6 +476,32 @@ func TestResendCutDifferentlyIsAResend(t *testing.T) {
 	}
 }
 
+// readReq builds a READ request frame at psn for length bytes.
+func readReq(id uint16, psn, length uint32) []byte {
+	b := frame(1, 2, id, 0x0c, 7, psn, 0)
+	binary.BigEndian.PutUint32(b[14+20+8+12+12:], length) // RETH DMA length
+	return seal(b)
+}
+
+// A READ re-issued from its middle, and the same re-issue sent again when
+// the timer fires once more, is the sender going back twice (training seed
+// 25's s25-44: READs asked again three times at one PSN, counted once).
+func TestSameREADReissueTwiceIsTwoEpisodes(t *testing.T) {
+	w := &wire{t: t}
+	pmtu := frame(1, 2, 1, 0x07, 8, 0, 0) // a WRITE MIDDLE elsewhere: path MTU 64
+	// PSNs 2-3 of the first READ, asked again twice (each time afresh:
+	// its own IPv4 ID).
+	tr := w.sameBothSides(pmtu, readReq(2, 0, 256), readReq(3, 4, 256), readReq(5, 2, 128), readReq(6, 2, 128))
+	for _, f := range tr.Flows {
+		if f.DstQP != 7 {
+			continue
+		}
+		if e := f.Episodes; f.Resent != 2 || e.NAK+e.RNR+e.Timer != 2 {
+			t.Errorf("READ re-issued twice at PSN 2: resent %d, episodes %+v; want 2 in 2", f.Resent, e)
+		}
+	}
+}
+
 // noIDs returns n WRITE frames with ID 0, PSNs 0 to n-1, and functions
 // that put a frame on the upstream and the downstream side at a time.
 func (w *wire) noIDs(n int) (f [][]byte, up, down func(b []byte, ts int64)) {
