@@ -249,7 +249,7 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, seq idSeq, late bool, ts in
 		case seq == 0 && (h.nak || onceNAKed(f, psn)):
 			r.holes.noteNoIDFill(psn, &h, ts, onceNAKed(f, psn)) // the resend, or its original held back
 		}
-		t.retransmit(f, psn, late, ts, pkt)
+		t.retransmit(f, psn, n, late, ts, pkt)
 		return
 	}
 	// Sent before the first packet captured, with a PSN before it: the
@@ -293,9 +293,9 @@ func (t *Tracker) behind(f *Flow, psn uint32, n int, seq idSeq, late bool, ts in
 			}
 		}
 		u.active = false
-		t.retransmit(f, u.psn, false, ts, pkt)
+		t.retransmit(f, u.psn, 1, false, ts, pkt)
 	}
-	t.retransmit(f, psn, late, ts, pkt)
+	t.retransmit(f, psn, n, late, ts, pkt)
 }
 
 // fillRange fills the PSNs after psn that a READ request of n stands
@@ -362,7 +362,7 @@ func (t *Tracker) unmissOne(f *Flow, s *holeSet, gap uint32) (taken, whole bool)
 // sender goes back again: the first retransmission, or one at or below
 // the previous one, unless the packet is late (the path, not the sender,
 // put it behind the one before).
-func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint64) {
+func (t *Tracker) retransmit(f *Flow, psn uint32, n int, late bool, ts int64, pkt uint64) {
 	r := &f.req
 	tr := f.troubled()
 	rs := &tr.resend
@@ -382,6 +382,9 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 			}
 		})
 	}
+	// At or below what the last resend stood for: a READ re-issued for
+	// PSNs 18-19 and then again for 19 went back twice (its timer fired
+	// again after the answer to 18; training seed 25's s25-44).
 	newEpisode := !rs.inRetrans || (psnDiff(rs.lastRetx, psn) <= 0 && !late)
 	// Sent once before this resend: no earlier resend of it can be on
 	// the way (what an ACK of it proves depends on that).
@@ -390,8 +393,8 @@ func (t *Tracker) retransmit(f *Flow, psn uint32, late bool, ts int64, pkt uint6
 		rs.maxRetx, rs.resent = psn, true
 	}
 	rs.inRetrans = true
-	if !late || psnDiff(rs.lastRetx, psn) > 0 {
-		rs.lastRetx = psn
+	if last := psnAdd(psn, max(n, 1)-1); !late || psnDiff(rs.lastRetx, last) > 0 {
+		rs.lastRetx = last
 	}
 	if newEpisode {
 		tr.goBackN++

@@ -62,7 +62,9 @@ type flowTrouble struct {
 // leave to judge its next requests by (request.go).
 type resendState struct {
 	inRetrans bool
-	lastRetx  uint32
+	// lastRetx: the last PSN the latest resend stands for (a re-issued
+	// READ's last response PSN).
+	lastRetx uint32
 	// maxRetx is the highest PSN resent so far (resent: there is one):
 	// a PSN at or below it may have more than one copy on the way.
 	maxRetx uint32
