@@ -67,6 +67,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/
 	$(GO) test -run '^$$' -fuzz FuzzRecognise -fuzztime 60s ./saved/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/kmsg/
+	$(GO) test -run '^$$' -fuzz FuzzFlowJSON -fuzztime 60s ./capture/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/owner/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/dcb/
+	$(GO) test -run '^$$' -fuzz FuzzParser -fuzztime 60s ./probes/nccl/
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/sysfs/
 
 # Diagnosis accuracy: the tuning set, the evaluation sets (never tuned on)
 # and the wire-truth campaign, each scored apart. Prints the tables and
