@@ -30,71 +30,97 @@ func (d *direction) observeUp(upPos []int, resent []bool) Observed {
 // observeDown works out what the downstream capture shows of one flow
 // whose upstream packets are upPos (in upstream order).
 func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) Observed {
-	var o Observed
-	// Ranks are kept per PSN stream: a flow of a connection used both ways
-	// carries its sender's requests and its READ responses to the peer,
-	// two sequences no receiver compares with each other - a response
-	// overtaking a request is no reordering to anyone.
-	rank := make(map[int]int, len(upPos)) // upstream position -> rank in its stream
-	var streamLen [2]int
+	v := newDownView(d, upPos, resent, rankAt, event, ft)
+	v.walk()
+	v.holes()
+	return v.o
+}
+
+// downView is one flow as its downstream capture point sees it, worked
+// out by observeDown.
+type downView struct {
+	d      *direction
+	upPos  []int
+	resent []bool
+	rankAt []int
+	event  func(pos int, what string, over uint64, downTS int64)
+	ft     *FlowTruth
+	o      Observed
+	// Ranks are kept per PSN stream: a flow of a connection used both
+	// ways carries its sender's requests and its READ responses to the
+	// peer, two sequences no receiver compares with each other - a
+	// response overtaking a request is no reordering to anyone.
+	rank      map[int]int // upstream position -> rank in its stream
+	streamLen [2]int
+	arrivals  []int            // downstream positions of the flow's copies, in arrival order
+	firstSeen map[uint64]int64 // content -> first downstream arrival
+	// contentRank: contents ranked by their first sending (from 1), for
+	// what a resend shows; sends: how often each content was sent.
+	contentRank map[uint64]int
+	sends       map[uint64]int
+	// Without IPv4 IDs (IPv6, or a sender that sends ID 0) the copies of
+	// a packet sent more than once are alike: nobody at this point can
+	// tell which copy arrived, so which later-sent packet it arrived
+	// after is the matching's guess, not something to see. What the
+	// point sees is the PSN order: a packet sent once, arriving after one
+	// first sent after it. The network's reordering (ft.Reordered) is
+	// counted either way.
+	noIDs bool
+}
+
+func newDownView(d *direction, upPos []int, resent []bool, rankAt []int, event func(pos int, what string, over uint64, downTS int64), ft *FlowTruth) *downView {
+	v := &downView{d: d, upPos: upPos, resent: resent, rankAt: rankAt, event: event, ft: ft,
+		rank: make(map[int]int, len(upPos)), firstSeen: map[uint64]int64{},
+		contentRank: make(map[uint64]int, len(upPos)), sends: make(map[uint64]int, len(upPos)), noIDs: true}
 	for _, pos := range upPos {
 		c := d.streamOf(pos)
-		rank[pos] = streamLen[c]
-		streamLen[c]++
+		v.rank[pos] = v.streamLen[c]
+		v.streamLen[c]++
+		p := &d.up[d.upIdx[pos]]
+		if v.contentRank[p.Content] == 0 {
+			v.contentRank[p.Content] = len(v.contentRank) + 1
+		}
+		v.noIDs = v.noIDs && p.IPID == 0
+		v.sends[p.Content]++
 	}
-	// Downstream copies of this flow in arrival order.
-	var arrivals []int // downstream positions
 	for dp, up := range d.downOf {
 		if up >= 0 {
-			if _, mine := rank[up]; mine {
-				arrivals = append(arrivals, dp)
+			if _, mine := v.rank[up]; mine {
+				v.arrivals = append(v.arrivals, dp)
 			}
 		}
 	}
-	slices.SortFunc(arrivals, func(x, y int) int { return cmp.Compare(d.tsDown(x), d.tsDown(y)) })
-	firstSeen := map[uint64]int64{} // content -> first downstream arrival
-	// Reordering: a delivered packet arriving after one sent later. A
-	// Fenwick tree over upstream ranks counts the later-sent ones already
-	// arrived.
-	fens := [2][]int{make([]int, streamLen[0]+1), make([]int, streamLen[1]+1)}
-	add := func(c, i int) {
-		fen := fens[c]
-		for i++; i < len(fen); i += i & -i {
-			fen[i]++
-		}
+	slices.SortFunc(v.arrivals, func(x, y int) int { return cmp.Compare(d.tsDown(x), d.tsDown(y)) })
+	return v
+}
+
+// fenwick counts arrivals by upstream rank: how many of those with rank
+// at most i arrived.
+type fenwick []int
+
+func (f fenwick) add(i int) {
+	for i++; i < len(f); i += i & -i {
+		f[i]++
 	}
-	sum := func(c, i int) (s int) { // arrivals of stream c with rank <= i
-		fen := fens[c]
-		for i++; i > 0; i -= i & -i {
-			s += fen[i]
-		}
-		return
+}
+
+func (f fenwick) sum(i int) (s int) {
+	for i++; i > 0; i -= i & -i {
+		s += f[i]
 	}
-	// Contents ranked by their first sending, for what a resend shows.
-	contentRank := make(map[uint64]int, len(upPos))
-	for _, pos := range upPos {
-		if k := d.up[d.upIdx[pos]].Content; contentRank[k] == 0 {
-			contentRank[k] = len(contentRank) + 1
-		}
-	}
-	// Without IPv4 IDs (IPv6, or a sender that sends ID 0) the copies of a
-	// packet sent more than once are alike: nobody at this point can tell
-	// which copy arrived, so which later-sent packet it arrived after is
-	// the matching's guess, not something to see. What the point sees is
-	// the PSN order: a packet sent once, arriving after one first sent
-	// after it. The network's reordering (ft.Reordered) is counted either
-	// way.
-	noIDs, sends := true, make(map[uint64]int, len(upPos))
-	for _, pos := range upPos {
-		p := &d.up[d.upIdx[pos]]
-		noIDs = noIDs && p.IPID == 0
-		sends[p.Content]++
-	}
-	var maxContentRank [2]int
+	return s
+}
+
+// walk goes through the flow's arrivals downstream: copies, resends the
+// point can see, and reordering - a delivered packet arriving after one
+// sent later (the Fenwick trees count the later-sent ones arrived).
+func (v *downView) walk() {
+	d, o := v.d, &v.o
+	fens := [2]fenwick{make(fenwick, v.streamLen[0]+1), make(fenwick, v.streamLen[1]+1)}
+	var maxContentRank, arrived [2]int
 	maxRankSeen := 0
-	var arrived [2]int
 	var behind [2]behindLast
-	for _, dp := range arrivals {
+	for _, dp := range v.arrivals {
 		up := d.downOf[dp]
 		if d.downFate[dp] == Corrupted && d.misplaced(dp, up) {
 			// Damaged where its place is written: here it belongs to
@@ -103,54 +129,59 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 			continue
 		}
 		o.Packets++
+		ts := d.tsDown(dp)
 		key := d.up[d.upIdx[up]].Content
-		if _, ok := firstSeen[key]; !ok {
-			firstSeen[key] = d.tsDown(dp)
+		if _, ok := v.firstSeen[key]; !ok {
+			v.firstSeen[key] = ts
 		}
-		again := noIDs && behind[d.streamOf(up)].again(key, d.tsDown(dp))
+		again := v.noIDs && behind[d.streamOf(up)].again(key, ts)
 		if d.downFate[dp] == Duplicate {
 			o.Duplicates++
 			if again {
 				o.UnclearCopies++
 			}
-			ft.Duplicated++
-			event(up, "duplicated", 0, d.tsDown(dp))
+			v.ft.Duplicated++
+			v.event(up, "duplicated", 0, ts)
 			continue
 		}
 		// A resend is visible here when this point saw its content before,
 		// or a packet first sent after it (it fills a skip); otherwise it
 		// is the first copy seen here and looks like the first sending.
-		if resent[up] && (firstSeen[key] != d.tsDown(dp) || rankAt[up] < maxRankSeen) {
+		if v.resent[up] && (v.firstSeen[key] != ts || v.rankAt[up] < maxRankSeen) {
 			o.Resent++
 			if again {
 				o.UnclearResends++
 			}
 		}
-		maxRankSeen = max(maxRankSeen, rankAt[up])
-		c, r := d.streamOf(up), rank[up]
-		if noIDs {
-			cr := contentRank[key]
-			if firstSeen[key] == d.tsDown(dp) && sends[key] == 1 && cr < maxContentRank[c] {
+		maxRankSeen = max(maxRankSeen, v.rankAt[up])
+		c, r := d.streamOf(up), v.rank[up]
+		if v.noIDs {
+			cr := v.contentRank[key]
+			if v.firstSeen[key] == ts && v.sends[key] == 1 && cr < maxContentRank[c] {
 				o.OutOfOrder++
 			}
 			maxContentRank[c] = max(maxContentRank[c], cr)
 		}
-		if later := arrived[c] - sum(c, r); later > 0 {
-			if !noIDs {
+		if later := arrived[c] - fens[c].sum(r); later > 0 {
+			if !v.noIDs {
 				o.OutOfOrder++
 			}
-			ft.Reordered++
-			ft.MaxOvertaken = max(ft.MaxOvertaken, uint64(later))
-			event(up, "reordered", uint64(later), d.tsDown(dp))
+			v.ft.Reordered++
+			v.ft.MaxOvertaken = max(v.ft.MaxOvertaken, uint64(later))
+			v.event(up, "reordered", uint64(later), ts)
 		}
-		add(c, r)
+		fens[c].add(r)
 		arrived[c]++
 	}
-	// Holes: a packet whose first sending was lost (or corrupted), when a
-	// packet first sent after it is seen here before any copy of it.
-	// Contents are ranked by their first sending, so a resend of an older
-	// packet arriving meanwhile makes no hole.
-	never := int64(1) << 62
+}
+
+// holes counts the packets whose first sending was lost (or corrupted)
+// when a packet first sent after them is seen here before any copy of
+// them. Contents are ranked by their first sending, so a resend of an
+// older packet arriving meanwhile makes no hole.
+func (v *downView) holes() {
+	d, o := v.d, &v.o
+	const never = int64(1) << 62
 	type content struct {
 		key       uint64
 		firstLost bool
@@ -158,7 +189,7 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	}
 	var byRank []content
 	ranked := map[uint64]bool{}
-	for _, pos := range upPos {
+	for _, pos := range v.upPos {
 		key := d.up[d.upIdx[pos]].Content
 		if ranked[key] {
 			continue
@@ -167,7 +198,7 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		byRank = append(byRank, content{key, d.upFate[pos] != Delivered, pos})
 	}
 	seenAt := func(key uint64) int64 {
-		if ts, ok := firstSeen[key]; ok {
+		if ts, ok := v.firstSeen[key]; ok {
 			return ts
 		}
 		return never
@@ -175,8 +206,8 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 	// The observer's stream begins with the first packet it sees: what
 	// was sent before that is before its capture, not a hole in it.
 	startRank := len(byRank)
-	if len(arrivals) > 0 {
-		startRank = contentRank[d.up[d.upIdx[d.downOf[arrivals[0]]]].Content] - 1
+	if len(v.arrivals) > 0 {
+		startRank = v.contentRank[d.up[d.upIdx[d.downOf[v.arrivals[0]]]].Content] - 1
 	}
 	suffixMin := never
 	for r := len(byRank) - 1; r >= 0; r-- {
@@ -185,13 +216,13 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		skipped := suffixMin < fs && r > startRank
 		if c.firstLost && skipped {
 			o.Missing++
-			event(c.pos, "hole", 0, 0)
+			v.event(c.pos, "hole", 0, 0)
 		}
 		// Without IDs the first copy here of a packet sent more than once
 		// is, to this point, the late original or the resend of a lost
 		// one, alike to the bit: which it was is the two captures' to
 		// know, not this one's.
-		if noIDs && skipped && sends[c.key] > 1 {
+		if v.noIDs && skipped && v.sends[c.key] > 1 {
 			o.Unclear++
 			if c.firstLost {
 				o.UnclearLost++
@@ -199,7 +230,6 @@ func (d *direction) observeDown(upPos []int, resent []bool, rankAt []int, event 
 		}
 		suffixMin = min(suffixMin, fs)
 	}
-	return o
 }
 
 // misplaced reports whether a corrupted copy lost what places it in its
