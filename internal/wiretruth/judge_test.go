@@ -228,3 +228,39 @@ func TestRNRNAKsAndFreeLostACKs(t *testing.T) {
 		t.Errorf("RNR resends and free lost ACKs: %v (%s), want %v", did, why, want)
 	}
 }
+
+// Answers lost where a point sees no hole leave it the requester's timer
+// to see, whatever NAKs other packets drew: READ responses dropped in the
+// responder's own qdisc (an egress carrying only answers), and, without
+// IPv4 IDs, responses whose every hole at the point is one it cannot tell
+// from a late packet (training seed 28's s28-06 and s28-22).
+func TestHiddenAnswersAdmitTheTimer(t *testing.T) {
+	req := FlowTruth{Kind: "requests", Upstream: "veth0", Downstream: "veth1", Resent: 30, Reordered: 2,
+		Episodes: EpisodeCount{Timer: 9, NAK: 1}, Seen: map[string]Observed{"veth0": {Resent: 30}, "veth1": {Resent: 30, OutOfOrder: 2}}}
+	resp := FlowTruth{Kind: "responses", Upstream: "veth1", Downstream: "veth0", Resent: 20,
+		Seen: map[string]Observed{"veth0": {Resent: 20}, "veth1": {Resent: 20}}}
+	tr := &Truth{Flows: []FlowTruth{req, resp}, DroppedBefore: []SourceDrop{{Before: "veth1", Dropped: 14}}}
+	for _, at := range []string{"veth0", "veth1"} {
+		if did, _ := NetworkDid(tr, at); !slices.Contains(did, "ack-timeout") || !slices.Contains(did, "packet-loss") {
+			t.Errorf("answers dropped at the responder's egress, at %s: %v; want packet-loss and ack-timeout", at, did)
+		}
+	}
+	// The same drops at the requester's egress were requests: the
+	// responder NAKs the holes they leave.
+	tr.DroppedBefore[0].Before = "veth0"
+	if did, _ := NetworkDid(tr, "veth0"); slices.Contains(did, "ack-timeout") {
+		t.Errorf("requests dropped at the requester's egress with a NAK: %v; want no ack-timeout", did)
+	}
+	// Without IDs: responses lost between the points, every hole at the
+	// requester's point unclear.
+	resp.Lost = 50
+	resp.Seen = map[string]Observed{"veth1": {Resent: 20}, "veth0": {Resent: 20, Missing: 50, Unclear: 52, UnclearLost: 50}}
+	tr = &Truth{Flows: []FlowTruth{req, resp}}
+	if did, _ := NetworkDid(tr, "veth0"); !slices.Contains(did, "ack-timeout") {
+		t.Errorf("responses lost, no hole the point can tell: %v; want ack-timeout admitted", did)
+	}
+	resp.Seen["veth0"] = Observed{Resent: 20, Missing: 50, Unclear: 2, UnclearLost: 1}
+	if did, _ := NetworkDid(tr, "veth0"); slices.Contains(did, "ack-timeout") {
+		t.Errorf("responses lost, 49 holes the point can tell: %v; want no ack-timeout", did)
+	}
+}
