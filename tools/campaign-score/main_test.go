@@ -65,3 +65,21 @@ func TestRowsNameFamiliesWithPlace(t *testing.T) {
 		t.Errorf("rows %q", got)
 	}
 }
+
+// A share held against a bar is never rounded up to it.
+func TestPctRoundsDown(t *testing.T) {
+	for _, c := range []struct {
+		t    tally
+		want string
+	}{
+		{tally{1434, 1479}, "96.9 %"}, // 96.957...: short of 97 %
+		{tally{113, 118}, "95.7 %"},
+		{tally{120, 120}, "100.0 %"},
+		{tally{0, 3}, "0.0 %"},
+		{tally{0, 0}, "–"},
+	} {
+		if got := pctOf(c.t); got != c.want {
+			t.Errorf("%d/%d: %q, want %q", c.t.right, c.t.total, got, c.want)
+		}
+	}
+}

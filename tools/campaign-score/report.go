@@ -22,11 +22,15 @@ func (t tally) String() string {
 	return fmt.Sprintf("%d/%d", t.right, t.total)
 }
 
+// pctOf is the share right, to a tenth of a per cent rounded down: held
+// against a bar (97 %), 1434/1479 is 96.9 %, not the 97.0 % rounding
+// would print.
 func pctOf(t tally) string {
 	if t.total == 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.1f %%", 100*float64(t.right)/float64(t.total))
+	tenths := 1000 * t.right / t.total
+	return fmt.Sprintf("%d.%d %%", tenths/10, tenths%10)
 }
 
 // report writes the markdown report of a scored campaign.
