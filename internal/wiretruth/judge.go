@@ -56,10 +56,25 @@ func LoadRun(path string) (*Run, error) {
 // reads the spec: the labels are the truth's alone (with the qdisc
 // counters of impairments no capture precedes).
 func NetworkDid(t *Truth, at string) (did []string, why string) {
-	var lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent, alike uint64
-	var cb, db, rb uint64    // corrupted, copied, reordered before the first point
-	var hiddenAnswers uint64 // READ responses lost where this point sees no hole
-	lossAfter, corruptHere := true, false
+	d := tallyDamage(t, at)
+	return d.labels(), d.why()
+}
+
+// damage is what the network did over a run, added up for the labels of
+// one capture point (NetworkDid).
+type damage struct {
+	lost, lostReq, reordered, dup, ce, timer, naks, rnr, resent, alike uint64
+	cb, db, rb                                                         uint64 // corrupted, copied, reordered before the first point
+	hiddenAnswers                                                      uint64 // READ responses lost where this point sees no hole
+	before                                                             uint64 // dropped by a qdisc before a capture point
+	ackLost                                                            uint64
+	lossAfter, corruptHere                                             bool
+}
+
+// tallyDamage adds up what the network did to the flows of t, as the
+// point at sees it.
+func tallyDamage(t *Truth, at string) *damage {
+	d := &damage{lossAfter: true}
 	for _, f := range t.Flows {
 		if f.Kind == "cnp" {
 			continue
@@ -70,28 +85,37 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		// sent twice is the late original or the resend, alike to the bit).
 		seesHole := f.Seen[at].Missing > f.Seen[at].UnclearLost
 		if seesHole {
-			lossAfter = false
+			d.lossAfter = false
 		}
 		if f.Corrupted > 0 && f.Downstream == at || f.CorruptedBefore > 0 {
-			corruptHere = true // (corrupted before the first point: both see it)
+			d.corruptHere = true // (corrupted before the first point: both see it)
 		}
-		naks += f.Episodes.NAK
-		rnr += f.Episodes.RNR + f.RNRNAKs
-		lost += f.Lost + f.Corrupted + f.CorruptedBefore
+		d.naks += f.Episodes.NAK
+		d.rnr += f.Episodes.RNR + f.RNRNAKs
+		d.lost += f.Lost + f.Corrupted + f.CorruptedBefore
 		if f.Kind != "acks" {
-			lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
+			d.lostReq += f.Lost + f.Corrupted + f.CorruptedBefore
 		}
 		if f.Kind == "responses" && !seesHole {
-			hiddenAnswers += f.Lost + f.Corrupted + f.CorruptedBefore
+			d.hiddenAnswers += f.Lost + f.Corrupted + f.CorruptedBefore
 		}
-		cb, db, rb = cb+f.CorruptedBefore, db+f.DuplicatedBefore, rb+f.ReorderedBefore
-		reordered += f.Reordered + f.ReorderedBefore
-		dup += f.Duplicated + f.DuplicatedBefore
-		ce += f.CEMarked + f.CEBefore
-		timer += f.Episodes.Timer
-		resent += f.Resent
-		alike += f.Seen[f.Upstream].UnclearResends
+		d.cb, d.db, d.rb = d.cb+f.CorruptedBefore, d.db+f.DuplicatedBefore, d.rb+f.ReorderedBefore
+		d.reordered += f.Reordered + f.ReorderedBefore
+		d.dup += f.Duplicated + f.DuplicatedBefore
+		d.ce += f.CEMarked + f.CEBefore
+		d.timer += f.Episodes.Timer
+		d.resent += f.Resent
+		d.alike += f.Seen[f.Upstream].UnclearResends
 	}
+	d.ackLost = d.lost - d.lostReq
+	d.sourceDrops(t)
+	d.lost += d.before
+	return d
+}
+
+// sourceDrops adds the drops the qdisc counters saw before a capture
+// point.
+func (dm *damage) sourceDrops(t *Truth) {
 	// Drops at a sender's own egress (its qdisc, before its capture
 	// point) are loss all the same, though neither capture holds the
 	// packet. The counter does not say whether a request, a response or
@@ -99,7 +123,6 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	// as a lost ACK does. No NAK means the receiver saw no hole, so the
 	// points (which see the stream it saw, or more) saw only the timer:
 	// ack-timeout stays right, as for loss after the point.
-	var before uint64
 	for _, s := range t.DroppedBefore {
 		d, answersOnly := s.Dropped, true
 		for _, f := range t.Flows {
@@ -111,23 +134,25 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 			}
 			answersOnly = answersOnly && (f.Kind == "responses" || f.Kind == "acks" || f.Kind == "cnp")
 		}
-		before += d
+		dm.before += d
 		if answersOnly {
 			// An egress that carries only a responder's answers dropped
 			// answers: no NAK asks for those, the requester's timer does,
 			// whatever NAKs other packets drew (training seed 28's
 			// s28-06: READ responses dropped in the responder's qdisc, one
 			// NAK from reordered requests).
-			hiddenAnswers += d
+			dm.hiddenAnswers += d
 		}
 	}
-	ackLost := lost - lostReq
-	lost += before
+}
+
+// labels names what the network did, in rdmatop's rule names.
+func (d *damage) labels() (did []string) {
 	// A lost ACK costs a resend only through the requester's timer: ACKs
 	// are cumulative (the next covers it), and a NAK or RNR NAK asks for
 	// its own resends. Lost ACKs with no timer episode cost nothing, and
 	// neither end can see they were lost.
-	if lostReq > 0 || (before > 0 && resent > 0) || (ackLost > 0 && timer > 0) {
+	if d.lostReq > 0 || (d.before > 0 && d.resent > 0) || (d.ackLost > 0 && d.timer > 0) {
 		did = append(did, "packet-loss")
 		// A lost ACK leaves no hole and draws no NAK (the responder had
 		// the request): the timer is all any point sees of it, whatever
@@ -137,14 +162,14 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 		// no hole: a responder does not NAK its own answers, and the
 		// requester asks again (s24-48: 254 responses lost on the way
 		// back, NAKs from reordered requests beside them).
-		if (lossAfter && naks == 0 || ackLost > 0 || hiddenAnswers > 0) && timer > 0 {
+		if (d.lossAfter && d.naks == 0 || d.ackLost > 0 || d.hiddenAnswers > 0) && d.timer > 0 {
 			did = append(did, "ack-timeout")
 		}
 	}
-	if corruptHere {
+	if d.corruptHere {
 		did = append(did, "icrc-errors")
 	}
-	if reordered > 0 {
+	if d.reordered > 0 {
 		did = append(did, "packet-reordering")
 	}
 	// Without IPv4 IDs a packet sent again right behind itself (sooner
@@ -152,16 +177,16 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	// own egress or the sender's immediate resend: alike to the bit and
 	// in timing (Observed.UnclearResends). The matching counts it as a
 	// resend; a finding that calls it a copy names what the captures show.
-	if dup > 0 || alike > 0 {
+	if d.dup > 0 || d.alike > 0 {
 		did = append(did, "packet-duplication")
 	}
-	if ce > 0 {
+	if d.ce > 0 {
 		did = append(did, "ecn-marked-no-cnp")
 	}
 	// RNR NAKs on the wire (the responder had no receive ready, or, on
 	// Soft-RoCE, could not send a READ response yet): not the network's
 	// doing, but what the capture holds; a finding that names it is right.
-	if rnr > 0 {
+	if d.rnr > 0 {
 		did = append(did, "rnr-nak", "rnr-nak-no-receive")
 	}
 	// Timer resends with nothing lost: the answers came late. At the
@@ -172,17 +197,22 @@ func NetworkDid(t *Truth, at string) (did []string, why string) {
 	// may answer either, and a cumulative ACK says the requests got there,
 	// not whether an earlier ACK was lost or late. So ack-timeout, what
 	// every point sees, is right wherever late-acks is.
-	if timer > 0 && lost == 0 {
+	if d.timer > 0 && d.lost == 0 {
 		did = append(did, "late-acks", "ack-timeout")
 	}
-	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", lost, reordered, dup, ce, timer)
-	if cb+db+rb > 0 {
-		why += fmt.Sprintf(" (before the first capture: %d corrupted, %d copied, %d reordered)", cb, db, rb)
+	return did
+}
+
+// why says what the network did, in numbers.
+func (d *damage) why() (why string) {
+	why = fmt.Sprintf("lost %d, reordered %d, duplicated %d, CE %d, timer episodes %d", d.lost, d.reordered, d.dup, d.ce, d.timer)
+	if d.cb+d.db+d.rb > 0 {
+		why += fmt.Sprintf(" (before the first capture: %d corrupted, %d copied, %d reordered)", d.cb, d.db, d.rb)
 	}
-	if before > 0 {
-		why += fmt.Sprintf(" (%d of the lost dropped before a capture point, by its qdisc)", before)
+	if d.before > 0 {
+		why += fmt.Sprintf(" (%d of the lost dropped before a capture point, by its qdisc)", d.before)
 	}
-	return did, why
+	return why
 }
 
 // NothingVisible reports whether the capture point at sees none of what
