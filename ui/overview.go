@@ -13,79 +13,19 @@ func (m Model) overview(h int) []string {
 	s := m.frame.Snapshot
 	w := m.width
 	var out []string
-	if s != nil && len(s.Ports) > 0 {
-		sparkW := max(8, min(historyLen, w-74))
-		out = append(out, m.paint(m.styles.ColumnHeader, fit("  PORT         NETDEV   STATE    RX Gb/s  TX Gb/s   RX pps   TX pps  "+fit("RX+TX (last "+strconv.Itoa(sparkW)+")", sparkW), w)))
-		for i := range s.Ports {
-			p := &s.Ports[i]
-			cur := "  "
-			if i == m.port {
-				cur = "▸ "
-			}
-			line := cur + fit(termtext.Sanitize(portKey(p)), 12) + " " + fit(termtext.Sanitize(p.Netdev), 8) + " " + fit(p.State, 7) + " " +
-				fitRight(gbps(p.Traffic.RxBytesPerSec), 8) + " " + fitRight(gbps(p.Traffic.TxBytesPerSec), 8) + " " +
-				fitRight(optF(p.Traffic.RxPacketsPerSec), 8) + " " + fitRight(optF(p.Traffic.TxPacketsPerSec), 8) + "  "
-			line = fit(line, 73)
-			out = append(out, line+m.paint(m.styles.Spark, sparkline(m.history[portKey(p)], min(sparkW, w-73))))
-		}
-		if p := m.selectedPort(); p != nil {
-			out = append(out, "")
-			out = append(out, m.pfcPanel(p)...)
-			out = append(out, "")
-			out = append(out, m.congestionPanel(s)...)
-		}
-	} else if s != nil {
+	switch {
+	case s != nil && len(s.Ports) > 0:
+		out = m.portsPanel(s)
+	case s != nil:
 		// A sample without ports: its sources timed out or failed (the
 		// probes line says which), or the selection matches nothing.
 		out = append(out, "  no RDMA port in this sample: see the probes line above")
-	} else {
+	default:
 		out = append(out, "  no host counters in this run (capture only)")
 	}
-	if wire := m.frame.Wire; wire != nil {
-		u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-		t := &wire.Totals
-		out = append(out, "", clip("  WIRE  flows "+u(t.Flows)+"  PSN gaps "+u(t.PSNGaps)+
-			"  retx "+u(t.RetransmittedPackets)+"  NAKs "+u(t.NAKs.Total())+
-			"  CNPs "+u(t.CNPs)+"  ECN CE "+u(t.ECNCE)+
-			"  duration "+strconv.FormatFloat(wire.DurationSec, 'f', 2, 64)+"s", w))
-		if iv := m.frame.Interval; iv != nil && iv.DurationSec > 0 {
-			// The last tick: what is happening now, not since the start.
-			t := &iv.Totals
-			line := "  NOW   flows " + u(t.Flows) + "  " + trim(float64(iv.RoCEPackets)/iv.DurationSec) + " pkts/s  " +
-				strconv.FormatFloat(float64(iv.Bytes)*8/iv.DurationSec/1e9, 'f', 2, 64) + " Gb/s  gaps +" + u(t.PSNGaps) +
-				"  retx +" + u(t.RetransmittedPackets) + "  NAKs +" + u(t.NAKs.Total()) + "  CNPs +" + u(t.CNPs) +
-				"  CE +" + u(t.ECNCE)
-			if iv.KernelDrops != nil && *iv.KernelDrops > 0 {
-				line += "  capture drops +" + u(*iv.KernelDrops)
-			}
-			st := m.styles.Header
-			if t.PSNGaps+t.NAKs.Total()+t.ICRCErrors > 0 {
-				st = m.styles.Warning
-			}
-			out = append(out, m.paint(st, clip(line, w)))
-		}
-	}
+	out = append(out, m.wireLines()...)
 	if s != nil {
-		if errs := topErrors(s, 5); len(errs) > 0 {
-			// On a short screen (80×24) the panels above fill the height:
-			// the blank lines between them give way first, then the last
-			// lines above, so that the error rates keep their heading and
-			// at least two rows (a heading over nothing told nothing).
-			keep := min(len(errs), 2)
-			if over := len(out) + 2 + len(errs) - h; over > 0 {
-				out = dropBlankLines(out, over)
-			}
-			sep := []string{""}
-			if len(out)+1+keep > h {
-				sep = nil
-			}
-			if room := h - len(sep) - 1 - keep; len(out) > room && room >= 0 {
-				out = out[:room]
-			}
-			out = append(out, sep...)
-			out = append(out, m.paint(m.styles.ColumnHeader, fit("  TOP ERROR RATES", w)))
-			out = append(out, errs...)
-		}
+		out = m.withTopErrors(out, s, h)
 	}
 	if len(out) > h {
 		out = out[:h]
@@ -96,6 +36,92 @@ func (m Model) overview(h int) []string {
 		}
 	}
 	return out
+}
+
+// portsPanel is the ports' rates with their sparklines, and the selected
+// port's PFC and congestion panels.
+func (m Model) portsPanel(s *probes.Snapshot) []string {
+	w := m.width
+	sparkW := max(8, min(historyLen, w-74))
+	out := []string{m.paint(m.styles.ColumnHeader, fit("  PORT         NETDEV   STATE    RX Gb/s  TX Gb/s   RX pps   TX pps  "+fit("RX+TX (last "+strconv.Itoa(sparkW)+")", sparkW), w))}
+	for i := range s.Ports {
+		p := &s.Ports[i]
+		cur := "  "
+		if i == m.port {
+			cur = "▸ "
+		}
+		line := cur + fit(termtext.Sanitize(portKey(p)), 12) + " " + fit(termtext.Sanitize(p.Netdev), 8) + " " + fit(p.State, 7) + " " +
+			fitRight(gbps(p.Traffic.RxBytesPerSec), 8) + " " + fitRight(gbps(p.Traffic.TxBytesPerSec), 8) + " " +
+			fitRight(optF(p.Traffic.RxPacketsPerSec), 8) + " " + fitRight(optF(p.Traffic.TxPacketsPerSec), 8) + "  "
+		line = fit(line, 73)
+		out = append(out, line+m.paint(m.styles.Spark, sparkline(m.history[portKey(p)], min(sparkW, w-73))))
+	}
+	if p := m.selectedPort(); p != nil {
+		out = append(out, "")
+		out = append(out, m.pfcPanel(p)...)
+		out = append(out, "")
+		out = append(out, m.congestionPanel(s)...)
+	}
+	return out
+}
+
+// wireLines are the capture's totals since the start and over the last
+// tick, when the run captures.
+func (m Model) wireLines() []string {
+	wire := m.frame.Wire
+	if wire == nil {
+		return nil
+	}
+	w := m.width
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	t := &wire.Totals
+	out := []string{"", clip("  WIRE  flows "+u(t.Flows)+"  PSN gaps "+u(t.PSNGaps)+
+		"  retx "+u(t.RetransmittedPackets)+"  NAKs "+u(t.NAKs.Total())+
+		"  CNPs "+u(t.CNPs)+"  ECN CE "+u(t.ECNCE)+
+		"  duration "+strconv.FormatFloat(wire.DurationSec, 'f', 2, 64)+"s", w)}
+	if iv := m.frame.Interval; iv != nil && iv.DurationSec > 0 {
+		// The last tick: what is happening now, not since the start.
+		t := &iv.Totals
+		line := "  NOW   flows " + u(t.Flows) + "  " + trim(float64(iv.RoCEPackets)/iv.DurationSec) + " pkts/s  " +
+			strconv.FormatFloat(float64(iv.Bytes)*8/iv.DurationSec/1e9, 'f', 2, 64) + " Gb/s  gaps +" + u(t.PSNGaps) +
+			"  retx +" + u(t.RetransmittedPackets) + "  NAKs +" + u(t.NAKs.Total()) + "  CNPs +" + u(t.CNPs) +
+			"  CE +" + u(t.ECNCE)
+		if iv.KernelDrops != nil && *iv.KernelDrops > 0 {
+			line += "  capture drops +" + u(*iv.KernelDrops)
+		}
+		st := m.styles.Header
+		if t.PSNGaps+t.NAKs.Total()+t.ICRCErrors > 0 {
+			st = m.styles.Warning
+		}
+		out = append(out, m.paint(st, clip(line, w)))
+	}
+	return out
+}
+
+// withTopErrors appends the top error rates to out, fitting h lines.
+func (m Model) withTopErrors(out []string, s *probes.Snapshot, h int) []string {
+	errs := topErrors(s, 5)
+	if len(errs) == 0 {
+		return out
+	}
+	// On a short screen (80×24) the panels above fill the height: the
+	// blank lines between them give way first, then the last lines
+	// above, so that the error rates keep their heading and at least two
+	// rows (a heading over nothing told nothing).
+	keep := min(len(errs), 2)
+	if over := len(out) + 2 + len(errs) - h; over > 0 {
+		out = dropBlankLines(out, over)
+	}
+	sep := []string{""}
+	if len(out)+1+keep > h {
+		sep = nil
+	}
+	if room := h - len(sep) - 1 - keep; len(out) > room && room >= 0 {
+		out = out[:room]
+	}
+	out = append(out, sep...)
+	out = append(out, m.paint(m.styles.ColumnHeader, fit("  TOP ERROR RATES", m.width)))
+	return append(out, errs...)
 }
 
 func (m Model) pfcPanel(p *probes.Port) []string {
