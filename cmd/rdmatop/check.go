@@ -78,84 +78,97 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		return err
 	}
 	var res checkResult
-	if len(args) == 0 {
-		if err := hf.check(cmd); err != nil {
-			return err
-		}
-		f, err := twoSamples(cmd.Context(), hf, wf, pack)
-		if err != nil {
-			return err
-		}
-		res = checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
-		var hs hungSources
-		hs.add(f.Snapshot)
-		res.Hung = hs.list
-	} else if hf.ncclLog != "" || hf.ncclRAS != "" {
+	switch {
+	case len(args) == 0:
+		res, err = checkLive(cmd, hf, wf, pack)
+	case hf.ncclLog != "" || hf.ncclRAS != "":
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
-	} else if len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]) {
+	case len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]):
 		res, err = checkSaved(cmd, args, pack)
-		if err != nil {
-			return err
-		}
-	} else {
-		if err := hf.checkTimeline(cmd); err != nil {
-			return err
-		}
-		open, kind, err := replayOpener(args[0], hf, wf, pack, 0, false)
-		if err != nil {
-			return err
-		}
-		batchMemoryLimit(wf.maxFlows)
-		r, err := open()
-		if err != nil {
-			return usageError{err}
-		}
-		checked := false
-		var timing tickTiming
-		var hs hungSources
-		for f, err := range r.Frames(cmd.Context()) {
-			if err != nil {
-				break
-			}
-			checked = checked || f.Checked()
-			if f.Snapshot != nil {
-				timing.add(&f)
-			}
-			hs.add(f.Snapshot)
-		}
-		if err := cmd.Context().Err(); err != nil {
-			return err
-		}
-		out := r.Result()
-		if out.Err != nil {
-			return usageError{out.Err}
-		}
-		res = checkResult{Source: "capture " + args[0], Findings: out.Findings, Rules: out.Rules}
-		for i := range hs.list {
-			hs.list[i].Of = hs.ticks
-		}
-		res.Hung = hs.list
-		if kind == kindBundle {
-			res.Source = "bundle " + args[0]
-			if timing.Late > 0 {
-				res.Timing = &timing
-			}
-		}
-		if !checked {
-			res.Unknown = "nothing was checked: the file holds no RDMA port and no RoCE packet"
-		}
-		if t, ok := r.Tape().(*monitor.BundleTape); ok && t.Truncated() {
-			// A recording cut short says nothing of what came after the
-			// cut (the recorder was killed, or the file truncated on its
-			// way): what it holds is analysed, but it is no clean bill.
-			res.Incomplete = fmt.Sprintf("the recording ends inside %s (the recorder was killed, or the file was cut): what it holds up to there is analysed, nothing after", t.CutAt())
-			res.Unknown = res.Incomplete
-		}
+	default:
+		res, err = checkReplay(cmd, args[0], hf, wf, pack)
+	}
+	if err != nil {
+		return err
 	}
 	if oneLine {
 		return printOneLine(cmd, res)
 	}
 	return printCheck(cmd, res, asJSON)
+}
+
+// checkLive checks this host: two samples a tick apart.
+func checkLive(cmd *cobra.Command, hf *hostFlags, wf *wireFlags, pack *rules.Pack) (checkResult, error) {
+	if err := hf.check(cmd); err != nil {
+		return checkResult{}, err
+	}
+	f, err := twoSamples(cmd.Context(), hf, wf, pack)
+	if err != nil {
+		return checkResult{}, err
+	}
+	res := checkResult{Source: "live", Findings: f.Findings, Rules: f.Rules, Unknown: unknownReason(f, hf)}
+	var hs hungSources
+	hs.add(f.Snapshot)
+	res.Hung = hs.list
+	return res, nil
+}
+
+// checkReplay checks a capture or a recording by replaying it whole.
+func checkReplay(cmd *cobra.Command, file string, hf *hostFlags, wf *wireFlags, pack *rules.Pack) (checkResult, error) {
+	if err := hf.checkTimeline(cmd); err != nil {
+		return checkResult{}, err
+	}
+	open, kind, err := replayOpener(file, hf, wf, pack, 0, false)
+	if err != nil {
+		return checkResult{}, err
+	}
+	batchMemoryLimit(wf.maxFlows)
+	r, err := open()
+	if err != nil {
+		return checkResult{}, usageError{err}
+	}
+	checked := false
+	var timing tickTiming
+	var hs hungSources
+	for f, err := range r.Frames(cmd.Context()) {
+		if err != nil {
+			break
+		}
+		checked = checked || f.Checked()
+		if f.Snapshot != nil {
+			timing.add(&f)
+		}
+		hs.add(f.Snapshot)
+	}
+	if err := cmd.Context().Err(); err != nil {
+		return checkResult{}, err
+	}
+	out := r.Result()
+	if out.Err != nil {
+		return checkResult{}, usageError{out.Err}
+	}
+	res := checkResult{Source: "capture " + file, Findings: out.Findings, Rules: out.Rules}
+	for i := range hs.list {
+		hs.list[i].Of = hs.ticks
+	}
+	res.Hung = hs.list
+	if kind == kindBundle {
+		res.Source = "bundle " + file
+		if timing.Late > 0 {
+			res.Timing = &timing
+		}
+	}
+	if !checked {
+		res.Unknown = "nothing was checked: the file holds no RDMA port and no RoCE packet"
+	}
+	if t, ok := r.Tape().(*monitor.BundleTape); ok && t.Truncated() {
+		// A recording cut short says nothing of what came after the
+		// cut (the recorder was killed, or the file truncated on its
+		// way): what it holds is analysed, but it is no clean bill.
+		res.Incomplete = fmt.Sprintf("the recording ends inside %s (the recorder was killed, or the file was cut): what it holds up to there is analysed, nothing after", t.CutAt())
+		res.Unknown = res.Incomplete
+	}
+	return res, nil
 }
 
 // printOneLine prints the verdict as one line: what node-problem-detector
