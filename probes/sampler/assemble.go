@@ -23,13 +23,7 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 		dt = now.Sub(s.prev.Time).Seconds()
 		snap.Interval = dt
 	}
-	netdevOf := map[string]string{} // "dev/port" → netdev
-	for _, l := range c.links {
-		k := portKey(l.Device, l.Port)
-		if _, ok := netdevOf[k]; !ok || l.Via == sysfs.ViaGIDNdev && !strings.Contains(l.Netdev, ".") {
-			netdevOf[k] = l.Netdev
-		}
-	}
+	netdevOf := portNetdevs(c)
 	nds := map[string]sysfs.Netdev{}
 	for _, n := range c.netdevs {
 		nds[n.Name] = n
@@ -39,50 +33,8 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 			NodeGUID: guidString(d), FW: deref(d.FWVer), HCAType: deref(d.HCAType), BoardID: deref(d.BoardID),
 			Driver: alias.Driver(d.Driver), Ports: len(d.Ports)})
 		for _, p := range d.Ports {
-			port := probes.Port{Device: d.Name, Port: p.Num, State: enumName(p.State), PhysState: enumName(p.PhysState),
-				LinkLayer: deref(p.LinkLayer), Counters: []probes.Counter{}}
-			if p.Rate != nil {
-				port.Rate, port.RateGbps = p.Rate.Raw, p.Rate.Gbps
-			}
-			if p.LID != nil {
-				port.LID = fmt.Sprintf("0x%x", *p.LID)
-			}
 			nd := netdevOf[portKey(d.Name, p.Num)]
-			port.Netdev = nd
-			if n, ok := nds[nd]; ok {
-				port.MTU, port.SpeedMbps = n.MTU, n.SpeedMbps
-				if n.OperState != nil {
-					port.OperState = *n.OperState
-				}
-				if n.MTU != nil {
-					m := probes.RoCEMTU(*n.MTU)
-					port.RoCEMTU = &m
-				}
-			}
-			for _, set := range c.counters {
-				if set.Device == d.Name && set.Port == p.Num {
-					port.Counters = append(port.Counters, set.ProbeCounters()...)
-				}
-			}
-			if len(port.Counters) == 0 && c.rdma != nil {
-				if st, ok := c.rdma.stats[portKey(d.Name, p.Num)]; ok {
-					port.Counters = append(port.Counters, netlinkCounters(alias.Driver(d.Driver), st)...)
-				}
-			}
-			if raw, ok := c.ethtool[nd]; ok {
-				port.Counters = append(port.Counters, ethtoolCounters(raw)...)
-			}
-			if l, ok := c.rtnl[nd]; ok {
-				port.Counters = append(port.Counters, rtnlCounters(l)...)
-				if port.MTU == nil && l.MTU > 0 {
-					m, rm := int(l.MTU), probes.RoCEMTU(int(l.MTU))
-					port.MTU, port.RoCEMTU = &m, &rm
-				}
-			}
-			if c.sysfsAge != nil {
-				age := *c.sysfsAge
-				port.StaleS = &age
-			}
+			port := sysfsPort(c, d, p, nd, nds)
 			s.finishPort(c, &port, now, dt)
 			snap.Ports = append(snap.Ports, port)
 			for _, g := range p.GIDs {
@@ -101,6 +53,68 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 	s.qpView(c, qps, snap)
 	s.events(c, qps, qpsKnown, sel, snap)
 	return snap
+}
+
+// portNetdevs maps "dev/port" to the port's netdev: the GID table's
+// netdev, the parent rather than a VLAN, where the links disagree.
+func portNetdevs(c *collected) map[string]string {
+	netdevOf := map[string]string{}
+	for _, l := range c.links {
+		k := portKey(l.Device, l.Port)
+		if _, ok := netdevOf[k]; !ok || l.Via == sysfs.ViaGIDNdev && !strings.Contains(l.Netdev, ".") {
+			netdevOf[k] = l.Netdev
+		}
+	}
+	return netdevOf
+}
+
+// sysfsPort is what the sources say of port p of device d, whose netdev
+// is nd: its sysfs attributes and netdev, and its counters from sysfs
+// (or netlink's statistics when sysfs has none), ethtool and rtnetlink.
+func sysfsPort(c *collected, d sysfs.Device, p sysfs.Port, nd string, nds map[string]sysfs.Netdev) probes.Port {
+	port := probes.Port{Device: d.Name, Port: p.Num, State: enumName(p.State), PhysState: enumName(p.PhysState),
+		LinkLayer: deref(p.LinkLayer), Counters: []probes.Counter{}, Netdev: nd}
+	if p.Rate != nil {
+		port.Rate, port.RateGbps = p.Rate.Raw, p.Rate.Gbps
+	}
+	if p.LID != nil {
+		port.LID = fmt.Sprintf("0x%x", *p.LID)
+	}
+	if n, ok := nds[nd]; ok {
+		port.MTU, port.SpeedMbps = n.MTU, n.SpeedMbps
+		if n.OperState != nil {
+			port.OperState = *n.OperState
+		}
+		if n.MTU != nil {
+			m := probes.RoCEMTU(*n.MTU)
+			port.RoCEMTU = &m
+		}
+	}
+	for _, set := range c.counters {
+		if set.Device == d.Name && set.Port == p.Num {
+			port.Counters = append(port.Counters, set.ProbeCounters()...)
+		}
+	}
+	if len(port.Counters) == 0 && c.rdma != nil {
+		if st, ok := c.rdma.stats[portKey(d.Name, p.Num)]; ok {
+			port.Counters = append(port.Counters, netlinkCounters(alias.Driver(d.Driver), st)...)
+		}
+	}
+	if raw, ok := c.ethtool[nd]; ok {
+		port.Counters = append(port.Counters, ethtoolCounters(raw)...)
+	}
+	if l, ok := c.rtnl[nd]; ok {
+		port.Counters = append(port.Counters, rtnlCounters(l)...)
+		if port.MTU == nil && l.MTU > 0 {
+			m, rm := int(l.MTU), probes.RoCEMTU(int(l.MTU))
+			port.MTU, port.RoCEMTU = &m, &rm
+		}
+	}
+	if c.sysfsAge != nil {
+		age := *c.sysfsAge
+		port.StaleS = &age
+	}
+	return port
 }
 
 // selectQPs keeps the QPs of the selected devices. ok is false when the
