@@ -253,12 +253,22 @@ func (s *Scenario) add(id string, n uint64) {
 	}
 }
 
-// advance moves every counter on by one second of the episode.
+// advance moves every counter on by one second of the episode. (The
+// order of the jitter draws is the episode's: each part draws in turn.)
 func (s *Scenario) advance(k phaseKind, i int) {
+	rxPkts, txPkts, rx1, tx1 := s.traffic(k)
+	s.congestion(k)
+	s.fault(k, i)
+	s.ethtoolCounters(k, rxPkts, txPkts, rx1, tx1)
+}
+
+// traffic moves the ports' traffic counters on and returns the packets
+// of the second: received and sent on mlx5_0, and on mlx5_1.
+func (s *Scenario) traffic(k phaseKind) (rxPkts, txPkts, rx1, tx1 uint64) {
 	// Traffic: RDMA WRITEs of 4 KiB at ~8 GB/s received on mlx5_0 (this
 	// host is the responder), ~2 M packets/s, with ACKs going back. During
 	// PFC back-pressure the peer pauses this port and the traffic sags.
-	rxPkts, txPkts := s.jitter(2_000_000), s.jitter(250_000)
+	rxPkts, txPkts = s.jitter(2_000_000), s.jitter(250_000)
 	if k == pfc {
 		rxPkts, txPkts = s.jitter(1_400_000), s.jitter(180_000)
 	}
@@ -275,7 +285,7 @@ func (s *Scenario) advance(k phaseKind, i int) {
 	s.add("mlx5_0/hw_counters/rx_write_requests", rxPkts)
 	s.add("mlx5_0/hw_counters/rx_read_requests", s.jitter(2_000))
 	// A lightly loaded second port.
-	rx1, tx1 := s.jitter(20_000), s.jitter(20_000)
+	rx1, tx1 = s.jitter(20_000), s.jitter(20_000)
 	for _, c := range []struct {
 		name string
 		n    uint64
@@ -286,7 +296,11 @@ func (s *Scenario) advance(k phaseKind, i int) {
 		s.add("mlx5_1/counters/"+c.name, c.n)
 	}
 	s.add("mlx5_1/hw_counters/rx_write_requests", rx1)
+	return rxPkts, txPkts, rx1, tx1
+}
 
+// congestion moves the ECN marks and CNPs on.
+func (s *Scenario) congestion(k phaseKind) {
 	// Congestion control: a healthy fabric marks a little and this host
 	// (the notification point) answers each mark with a CNP.
 	marks, cnps := s.jitter(120), uint64(0)
@@ -299,7 +313,10 @@ func (s *Scenario) advance(k phaseKind, i int) {
 	s.add("mlx5_0/hw_counters/np_ecn_marked_roce_packets", marks)
 	s.add("mlx5_0/hw_counters/np_cnp_sent", cnps)
 	s.add("mlx5_0/hw_counters/rp_cnp_handled", s.jitter(100))
+}
 
+// fault moves on what the episode's fault phases break.
+func (s *Scenario) fault(k phaseKind, i int) {
 	switch k {
 	case qpErr:
 		if i == phases[qpErr].First {
@@ -315,7 +332,11 @@ func (s *Scenario) advance(k phaseKind, i int) {
 		s.add("mlx5_0/hw_counters/out_of_sequence", s.jitter(400))
 		s.add("mlx5_0/hw_counters/duplicate_request", s.jitter(1_200))
 	}
+}
 
+// ethtoolCounters moves eth0's and eth1's ethtool -S counters on.
+func (s *Scenario) ethtoolCounters(k phaseKind, rxPkts, txPkts, rx1, tx1 uint64) {
+	rxBytes, txBytes := rxPkts*4150, txPkts*80
 	// ethtool -S eth0: per-priority counters of priority 3 (RoCE).
 	e := s.eth["eth0"]
 	e["rx_vport_rdma_unicast_packets"] += rxPkts
