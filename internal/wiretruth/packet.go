@@ -122,50 +122,8 @@ func ReadPcap(path string) ([]Packet, error) {
 // the BTH; ok is false for anything else.
 func parse(b []byte) (Packet, bool) {
 	var p Packet
-	if len(b) < 14 {
-		return p, false
-	}
-	et := layers.EthernetType(binary.BigEndian.Uint16(b[12:14]))
-	l3 := b[14:]
-	if et == layers.EthernetTypeDot1Q && len(l3) >= 4 {
-		et = layers.EthernetType(binary.BigEndian.Uint16(l3[2:4]))
-		l3 = l3[4:]
-	}
-	var udp []byte
-	norm := make([]byte, len(l3))
-	copy(norm, l3)
-	switch et {
-	case layers.EthernetTypeIPv4:
-		// The EtherType says IPv4; the version nibble is not checked: a
-		// packet corrupted there is still the sender's, with an ICRC
-		// that fails (the analyser decodes it as such).
-		if len(l3) < 20 || l3[9] != uint8(layers.IPProtocolUDP) {
-			return p, false
-		}
-		ihl := int(l3[0]&0x0f) * 4
-		if ihl < 20 || len(l3) < ihl+8 {
-			return p, false
-		}
-		p.ECN = l3[1] & 3
-		p.IPID = binary.BigEndian.Uint16(l3[4:6])
-		p.Src, _ = netip.AddrFromSlice(l3[12:16])
-		p.Dst, _ = netip.AddrFromSlice(l3[16:20])
-		norm[1] &^= 3             // ECN: a marking switch rewrites it
-		norm[10], norm[11] = 0, 0 // the header checksum follows it
-		udp = l3[ihl:]
-	case layers.EthernetTypeIPv6:
-		if len(l3) < 48 || l3[6] != uint8(layers.IPProtocolUDP) {
-			return p, false
-		}
-		p.ECN = (l3[1] >> 4) & 3
-		p.Src, _ = netip.AddrFromSlice(l3[8:24])
-		p.Dst, _ = netip.AddrFromSlice(l3[24:40])
-		norm[1] &^= 0x30
-		udp = l3[40:]
-	default:
-		return p, false
-	}
-	if len(udp) < 8+12 || binary.BigEndian.Uint16(udp[2:4]) != roceV2Port {
+	l3, udp, norm, v4, ok := p.network(b)
+	if !ok || len(udp) < 8+12 || binary.BigEndian.Uint16(udp[2:4]) != roceV2Port {
 		return p, false
 	}
 	p.BadICRC = !icrcOK(l3[:len(l3)-len(udp)], udp)
@@ -176,10 +134,75 @@ func parse(b []byte) (Packet, bool) {
 	if hasAETH(p.Opcode) && len(bth) >= 13 {
 		p.HasAETH, p.AETH = true, bth[12]
 	}
+	if p.Opcode&0x1f == 0x0c && len(bth) >= 28 {
+		p.ReadLen = binary.BigEndian.Uint32(bth[24:28])
+	}
+	if m := p.Opcode & 0x1f; m == 0x01 || m == 0x07 || m == 0x0e { // SEND, WRITE, READ RESPONSE Middle
+		p.MiddlePayload = int(binary.BigEndian.Uint16(udp[4:6])) - 8 - 12 - 4
+	}
 	h := fnv.New64a()
 	h.Write(norm)
 	p.Key = h.Sum64()
 	p.Norm = norm
+	h.Reset()
+	h.Write(p.content(norm, len(l3)-len(bth), len(bth), v4))
+	p.Content = h.Sum64()
+	return p, true
+}
+
+// network reads the Ethernet (and 802.1Q) and IP headers of frame b into
+// p: the IP packet l3, its UDP datagram, and l3 normalised (what the
+// network may rewrite on the way zeroed: the ECN bits and, for IPv4, the
+// header checksum that follows them).
+func (p *Packet) network(b []byte) (l3, udp, norm []byte, v4, ok bool) {
+	if len(b) < 14 {
+		return nil, nil, nil, false, false
+	}
+	et := layers.EthernetType(binary.BigEndian.Uint16(b[12:14]))
+	l3 = b[14:]
+	if et == layers.EthernetTypeDot1Q && len(l3) >= 4 {
+		et = layers.EthernetType(binary.BigEndian.Uint16(l3[2:4]))
+		l3 = l3[4:]
+	}
+	norm = make([]byte, len(l3))
+	copy(norm, l3)
+	switch et {
+	case layers.EthernetTypeIPv4:
+		// The EtherType says IPv4; the version nibble is not checked: a
+		// packet corrupted there is still the sender's, with an ICRC
+		// that fails (the analyser decodes it as such).
+		if len(l3) < 20 || l3[9] != uint8(layers.IPProtocolUDP) {
+			return nil, nil, nil, false, false
+		}
+		ihl := int(l3[0]&0x0f) * 4
+		if ihl < 20 || len(l3) < ihl+8 {
+			return nil, nil, nil, false, false
+		}
+		p.ECN = l3[1] & 3
+		p.IPID = binary.BigEndian.Uint16(l3[4:6])
+		p.Src, _ = netip.AddrFromSlice(l3[12:16])
+		p.Dst, _ = netip.AddrFromSlice(l3[16:20])
+		norm[1] &^= 3             // ECN: a marking switch rewrites it
+		norm[10], norm[11] = 0, 0 // the header checksum follows it
+		return l3, l3[ihl:], norm, true, true
+	case layers.EthernetTypeIPv6:
+		if len(l3) < 48 || l3[6] != uint8(layers.IPProtocolUDP) {
+			return nil, nil, nil, false, false
+		}
+		p.ECN = (l3[1] >> 4) & 3
+		p.Src, _ = netip.AddrFromSlice(l3[8:24])
+		p.Dst, _ = netip.AddrFromSlice(l3[24:40])
+		norm[1] &^= 0x30
+		return l3, l3[40:], norm, false, true
+	}
+	return nil, nil, nil, false, false
+}
+
+// content is what makes a resend the same packet as its first sending:
+// the normalised headers norm up to the end of the transport headers
+// (the BTH at bthAt, bthLen bytes on), with what a resend may change
+// masked.
+func (p *Packet) content(norm []byte, bthAt, bthLen int, v4 bool) []byte {
 	// A resend is the same packet by its headers: the same PSN, opcode and
 	// extension headers. Not by its payload: the sender reads the data from
 	// memory again when it resends, and memory the application (or, for a
@@ -187,9 +210,9 @@ func parse(b []byte) (Packet, bool) {
 	// the same PSN (ib_write_bw -b: 212 of 6,913 resent WRITE MIDDLEs in
 	// s11-07). Within a flow a PSN names one packet until the 24-bit space
 	// comes round.
-	hdr := len(l3) - len(bth) + min(len(bth), roce.BTHLen+roce.ExtLen(roce.Opcode(p.Opcode).Headers()))
+	hdr := bthAt + min(bthLen, roce.BTHLen+roce.ExtLen(roce.Opcode(p.Opcode).Headers()))
 	content := append([]byte(nil), norm[:hdr]...)
-	if et == layers.EthernetTypeIPv4 {
+	if v4 {
 		content[4], content[5] = 0, 0
 	}
 	// The AckReq bit is the requester's choice for each transmission:
@@ -197,27 +220,18 @@ func parse(b []byte) (Packet, bool) {
 	// a PSN first sent with AckReq set often has it clear (s15-56: the
 	// SEND MIDDLE 6764954 with A=1, then nine resends with A=0). The
 	// network never touches it, so it does not tell a copy from a resend.
-	if bthAt := len(l3) - len(bth) + 8; bthAt < len(content) {
-		content[bthAt] &^= 0x80
+	if at := bthAt + 8; at < len(content) {
+		content[at] &^= 0x80
 	}
 	if p.HasAETH && !isAck(p.Opcode) {
 		// A READ response sent again carries the same PSN and data, but
 		// its AETH the responder's current MSN: mask it.
-		at := len(l3) - len(bth) + 12
+		at := bthAt + 12
 		for i := at; i < at+4 && i < len(content); i++ {
 			content[i] = 0
 		}
 	}
-	if p.Opcode&0x1f == 0x0c && len(bth) >= 28 {
-		p.ReadLen = binary.BigEndian.Uint32(bth[24:28])
-	}
-	if m := p.Opcode & 0x1f; m == 0x01 || m == 0x07 || m == 0x0e { // SEND, WRITE, READ RESPONSE Middle
-		p.MiddlePayload = int(binary.BigEndian.Uint16(udp[4:6])) - 8 - 12 - 4
-	}
-	h.Reset()
-	h.Write(content)
-	p.Content = h.Sum64()
-	return p, true
+	return content
 }
 
 // hasAETH: the RC and XRC opcodes that carry an AETH right after the BTH
