@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -108,27 +109,11 @@ func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
 	binary.NativeEndian.PutUint32(msg[8:], seq)
 	wantAck := binary.NativeEndian.Uint16(msg[6:])&nlmsg.FlagAck != 0
 
-	deadline, ctxDeadline := time.Now().Add(c.timeout), false
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline, ctxDeadline = d, true
+	ctxDeadline, disarm, err := c.arm(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if err := c.f.SetReadDeadline(deadline); err != nil {
-		return nil, c.err(err)
-	}
-	// Cancellation moves the deadline into the past, which wakes the
-	// read. Wait for that callback before returning, so that it cannot
-	// spoil the deadline of the next request.
-	fired := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
-		c.f.SetReadDeadline(longAgo) //nolint:errcheck // closed: the read fails anyway
-		close(fired)
-	})
-	defer func() {
-		if !stop() {
-			<-fired
-		}
-	}()
-
+	defer disarm()
 	rc, err := c.f.SyscallConn()
 	if err != nil {
 		return nil, c.err(err)
@@ -143,6 +128,38 @@ func (c *Conn) Execute(ctx context.Context, req []byte) ([][]byte, error) {
 	if serr != nil {
 		return nil, fmt.Errorf("netlink send: %w", serr)
 	}
+	return c.receive(ctx, ctxDeadline, rc, seq, wantAck)
+}
+
+// arm sets the read deadline to the connection's timeout or the
+// context's deadline, whichever comes first (ctxDeadline: the context's),
+// and makes cancellation move it into the past, which wakes the read.
+// disarm waits for that callback if it ran, so that it cannot spoil the
+// deadline of the next request.
+func (c *Conn) arm(ctx context.Context) (ctxDeadline bool, disarm func(), err error) {
+	deadline := time.Now().Add(c.timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline, ctxDeadline = d, true
+	}
+	if err := c.f.SetReadDeadline(deadline); err != nil {
+		return false, nil, c.err(err)
+	}
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() {
+		c.f.SetReadDeadline(longAgo) //nolint:errcheck // closed: the read fails anyway
+		close(fired)
+	})
+	return ctxDeadline, func() {
+		if !stop() {
+			<-fired
+		}
+	}, nil
+}
+
+// receive reads the datagrams of the reply to request seq, each once,
+// until its last: DONE, an error or ACK, or its only message when it is
+// neither a dump nor asked to be acknowledged.
+func (c *Conn) receive(ctx context.Context, ctxDeadline bool, rc syscall.RawConn, seq uint32, wantAck bool) ([][]byte, error) {
 	var out [][]byte
 	for {
 		var buf []byte
