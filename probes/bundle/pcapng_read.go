@@ -252,92 +252,111 @@ func openPcapng(br *bufio.Reader, gz bool) (*Reader, error) {
 // bundle header as a Header, nothing for blocks that only set state or
 // that rdmatop does not use (they are skipped).
 func (n *ngReader) handle(typ uint32, body []byte) (Record, *Header, error) {
-	o := n.order
 	switch typ {
 	case blockSHB:
-		if major := o.Uint16(body[4:]); major != 1 {
+		if major := n.order.Uint16(body[4:]); major != 1 {
 			return Record{}, nil, n.fail("pcapng major version %d (only version 1 exists)", major)
 		}
 		n.ifaces = n.ifaces[:0] // a new section declares its own interfaces
 	case blockIDB:
-		if len(body) < 8 {
-			return Record{}, nil, n.fail("body of %d bytes, shorter than the 8 fixed bytes", len(body))
-		}
-		ifc := ngIface{link: layers.LinkType(o.Uint16(body)), snap: o.Uint32(body[4:]), tsresol: 6}
-		err := parseOptions(body[8:], o, func(code uint16, val []byte) error {
-			switch code {
-			case optTsResol:
-				if len(val) != 1 {
-					return fmt.Errorf("if_tsresol option of %d bytes, want 1", len(val))
-				}
-				ifc.tsresol = val[0]
-			case optTsOffset:
-				if len(val) != 8 {
-					return fmt.Errorf("if_tsoffset option of %d bytes, want 8", len(val))
-				}
-				ifc.tsoffset = int64(o.Uint64(val))
-			}
-			return nil
-		})
-		if err != nil {
-			return Record{}, nil, n.fail("%v", err)
-		}
-		n.ifaces = append(n.ifaces, ifc)
+		return Record{}, nil, n.iface(body)
 	case blockEPB:
-		if len(body) < 20 {
-			return Record{}, nil, n.fail("body of %d bytes, shorter than the 20 fixed bytes", len(body))
-		}
-		id := o.Uint32(body)
-		if uint64(id) >= uint64(len(n.ifaces)) {
-			return Record{}, nil, n.fail("packet on interface %d, but the section declares %d interface(s)", id, len(n.ifaces))
-		}
-		capLen, origLen := o.Uint32(body[12:]), o.Uint32(body[16:])
-		if uint64(capLen) > uint64(len(body)-20) {
-			return Record{}, nil, n.fail("captured length %d exceeds the %d bytes of data in the block", capLen, len(body)-20)
-		}
-		ifc := n.ifaces[id]
-		ts := uint64(o.Uint32(body[4:]))<<32 | uint64(o.Uint32(body[8:]))
-		data := body[20 : 20+capLen : 20+capLen]
-		return Record{Packet: &Packet{
-			CI: gopacket.CaptureInfo{Timestamp: ifc.time(ts), CaptureLength: int(capLen),
-				Length: int(origLen), InterfaceIndex: int(id)},
-			Data: data, Link: ifc.link,
-		}}, nil, nil
+		return n.packet(body)
 	case blockPB, blockSPB:
 		return Record{}, nil, n.fail("rdmatop reads packets from enhanced packet blocks only")
 	case blockCustom, blockCustomNoCopy:
-		kind, ok := rdmatopKind(body, o)
-		if !ok {
-			return Record{}, nil, nil // another tool's block
-		}
-		n.cur.kind = kind
-		// The JSON is padded with NULs to 32 bits; JSON text holds none.
-		js := bytes.TrimRight(body[customHead:], "\x00")
-		switch kind {
-		case KindHeader:
-			var h Header
-			if err := json.Unmarshal(js, &h); err != nil {
-				return Record{}, nil, n.fail("header JSON: %v", err)
-			}
-			switch {
-			case h.Format != Format:
-				return Record{}, nil, n.fail("header names format %q, not %q", h.Format, Format)
-			case h.Version == Version1:
-				return Record{}, nil, n.fail("the header claims version 1, but version 1 bundles are JSON Lines (damaged or hand-made file?)")
-			case h.Version != Version2:
-				return Record{}, nil, versionError(h.Version)
-			}
-			return Record{}, &h, nil
-		case KindTick:
-			t := new(Tick)
-			if err := json.Unmarshal(js, t); err != nil {
-				return Record{}, nil, n.fail("tick JSON: %v", err)
-			}
-			return Record{Tick: t}, nil, nil
-		}
-		// Other kinds are skipped: a kind that must not be ignored
-		// comes with a new version.
+		return n.custom(body)
 	}
+	return Record{}, nil, nil
+}
+
+// iface reads an interface description block.
+func (n *ngReader) iface(body []byte) error {
+	o := n.order
+	if len(body) < 8 {
+		return n.fail("body of %d bytes, shorter than the 8 fixed bytes", len(body))
+	}
+	ifc := ngIface{link: layers.LinkType(o.Uint16(body)), snap: o.Uint32(body[4:]), tsresol: 6}
+	err := parseOptions(body[8:], o, func(code uint16, val []byte) error {
+		switch code {
+		case optTsResol:
+			if len(val) != 1 {
+				return fmt.Errorf("if_tsresol option of %d bytes, want 1", len(val))
+			}
+			ifc.tsresol = val[0]
+		case optTsOffset:
+			if len(val) != 8 {
+				return fmt.Errorf("if_tsoffset option of %d bytes, want 8", len(val))
+			}
+			ifc.tsoffset = int64(o.Uint64(val))
+		}
+		return nil
+	})
+	if err != nil {
+		return n.fail("%v", err)
+	}
+	n.ifaces = append(n.ifaces, ifc)
+	return nil
+}
+
+// packet reads an enhanced packet block.
+func (n *ngReader) packet(body []byte) (Record, *Header, error) {
+	o := n.order
+	if len(body) < 20 {
+		return Record{}, nil, n.fail("body of %d bytes, shorter than the 20 fixed bytes", len(body))
+	}
+	id := o.Uint32(body)
+	if uint64(id) >= uint64(len(n.ifaces)) {
+		return Record{}, nil, n.fail("packet on interface %d, but the section declares %d interface(s)", id, len(n.ifaces))
+	}
+	capLen, origLen := o.Uint32(body[12:]), o.Uint32(body[16:])
+	if uint64(capLen) > uint64(len(body)-20) {
+		return Record{}, nil, n.fail("captured length %d exceeds the %d bytes of data in the block", capLen, len(body)-20)
+	}
+	ifc := n.ifaces[id]
+	ts := uint64(o.Uint32(body[4:]))<<32 | uint64(o.Uint32(body[8:]))
+	data := body[20 : 20+capLen : 20+capLen]
+	return Record{Packet: &Packet{
+		CI: gopacket.CaptureInfo{Timestamp: ifc.time(ts), CaptureLength: int(capLen),
+			Length: int(origLen), InterfaceIndex: int(id)},
+		Data: data, Link: ifc.link,
+	}}, nil, nil
+}
+
+// custom reads a custom block: rdmatop's header or tick, skipping other
+// tools' blocks and kinds this version does not know.
+func (n *ngReader) custom(body []byte) (Record, *Header, error) {
+	kind, ok := rdmatopKind(body, n.order)
+	if !ok {
+		return Record{}, nil, nil // another tool's block
+	}
+	n.cur.kind = kind
+	// The JSON is padded with NULs to 32 bits; JSON text holds none.
+	js := bytes.TrimRight(body[customHead:], "\x00")
+	switch kind {
+	case KindHeader:
+		var h Header
+		if err := json.Unmarshal(js, &h); err != nil {
+			return Record{}, nil, n.fail("header JSON: %v", err)
+		}
+		switch {
+		case h.Format != Format:
+			return Record{}, nil, n.fail("header names format %q, not %q", h.Format, Format)
+		case h.Version == Version1:
+			return Record{}, nil, n.fail("the header claims version 1, but version 1 bundles are JSON Lines (damaged or hand-made file?)")
+		case h.Version != Version2:
+			return Record{}, nil, versionError(h.Version)
+		}
+		return Record{}, &h, nil
+	case KindTick:
+		t := new(Tick)
+		if err := json.Unmarshal(js, t); err != nil {
+			return Record{}, nil, n.fail("tick JSON: %v", err)
+		}
+		return Record{Tick: t}, nil, nil
+	}
+	// Other kinds are skipped: a kind that must not be ignored comes
+	// with a new version.
 	return Record{}, nil, nil
 }
 
