@@ -103,25 +103,7 @@ func (e *env) readSysfs(fsys fs.FS, links *handoff[linkAnswer]) (*sysfsResult, e
 	// those.
 	r.links = e.linkCache
 	if !e.linksKnown || full {
-		var names []string
-		for _, d := range devs {
-			if d.Parent != "" {
-				names = append(names, d.Parent)
-			}
-			for _, p := range d.Ports {
-				for _, g := range p.GIDs {
-					if g.Netdev != "" {
-						names = append(names, g.Netdev)
-					}
-				}
-			}
-		}
-		all, _ := sysfs.Netdevs(fsys)
-		names = append(names, all...)
-		slices.Sort(names)
-		names = slices.Compact(names)
-		nds, _ := sysfs.ReadNetdevs(fsys, names)
-		r.links = sysfs.LinksFrom(devs, nds)
+		r.links = discoverLinks(fsys, devs)
 	}
 	r.linksKnown = true
 	links.put(linkAnswer{r.links, true})
@@ -136,32 +118,68 @@ func (e *env) readSysfs(fsys fs.FS, links *handoff[linkAnswer]) (*sysfsResult, e
 	r.netdevs, _ = sysfs.ReadNetdevs(fsys, slices.Compact(linked))
 	// Congestion-control settings are configuration: read with the full
 	// discovery, not every sample.
-	r.ecn = e.ecnCache
+	r.ecn, r.cc = e.ecnCache, e.ccCache
 	if r.ecn == nil || full {
-		r.ecn = map[string]sysfs.ECN{}
-		for _, l := range r.links {
-			if ec, err := sysfs.ReadECN(fsys, l.Netdev); err == nil {
-				r.ecn[l.Netdev] = ec
-			}
-		}
+		r.ecn = readECN(fsys, r.links)
 	}
-	r.cc = e.ccCache
 	if r.cc == nil || full {
-		r.cc = map[string]sysfs.CCParams{}
-		for _, d := range devs {
-			if d.PCI == "" || alias.Driver(d.Driver) != "mlx5" {
-				continue
-			}
-			cc, err := sysfs.ReadCCParams(fsys, d.PCI)
-			switch {
-			case err == nil:
-				r.cc[d.Name] = cc
-			case errors.Is(err, os.ErrPermission):
-				r.extra = append(r.extra, probes.StatusOf("debugfs cc_params", err))
-			}
-		}
+		r.cc = readCC(fsys, devs, r)
 	}
 	return r, cerr
+}
+
+// discoverLinks works out which netdev belongs to which port: from the
+// devices' parents and GID tables, and every netdev's device link.
+func discoverLinks(fsys fs.FS, devs []sysfs.Device) []sysfs.Link {
+	var names []string
+	for _, d := range devs {
+		if d.Parent != "" {
+			names = append(names, d.Parent)
+		}
+		for _, p := range d.Ports {
+			for _, g := range p.GIDs {
+				if g.Netdev != "" {
+					names = append(names, g.Netdev)
+				}
+			}
+		}
+	}
+	all, _ := sysfs.Netdevs(fsys)
+	names = append(names, all...)
+	slices.Sort(names)
+	names = slices.Compact(names)
+	nds, _ := sysfs.ReadNetdevs(fsys, names)
+	return sysfs.LinksFrom(devs, nds)
+}
+
+// readECN reads the ECN settings of the ports' netdevs.
+func readECN(fsys fs.FS, links []sysfs.Link) map[string]sysfs.ECN {
+	ecn := map[string]sysfs.ECN{}
+	for _, l := range links {
+		if ec, err := sysfs.ReadECN(fsys, l.Netdev); err == nil {
+			ecn[l.Netdev] = ec
+		}
+	}
+	return ecn
+}
+
+// readCC reads the mlx5 devices' congestion-control parameters (debugfs);
+// a permission refused is noted in r, as a status of its own.
+func readCC(fsys fs.FS, devs []sysfs.Device, r *sysfsResult) map[string]sysfs.CCParams {
+	cc := map[string]sysfs.CCParams{}
+	for _, d := range devs {
+		if d.PCI == "" || alias.Driver(d.Driver) != "mlx5" {
+			continue
+		}
+		p, err := sysfs.ReadCCParams(fsys, d.PCI)
+		switch {
+		case err == nil:
+			cc[d.Name] = p
+		case errors.Is(err, os.ErrPermission):
+			r.extra = append(r.extra, probes.StatusOf("debugfs cc_params", err))
+		}
+	}
+	return cc
 }
 
 // filterDevices applies -d and -i.
