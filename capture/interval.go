@@ -159,6 +159,30 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	t := a.tracker
 	t.intervals = true
 	cur := a.counts()
+	s := a.intervalHead(cur, end)
+	undecided := t.intervalFlows(s, end)
+	for _, an := range t.ivAnomalies {
+		s.Anomalies = append(s.Anomalies, an.format())
+	}
+	// Start the next interval.
+	a.mark, a.markTS = cur, end
+	t.touched.reset()
+	t.ivGone = Totals{}
+	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
+	t.gen++
+	// A flow with undecided gaps is in the next interval whether or not
+	// it moves: that interval reports them once decided (a flow gone
+	// quiet after a tail loss too).
+	for _, f := range undecided {
+		t.touch(f, end, 0, 0)
+	}
+	return s
+}
+
+// intervalHead is the interval's summary up to its flows: the packet
+// counts since the last cut (cur against the mark), its times and opcodes.
+func (a *Analyzer) intervalHead(cur analyzerCounts, end int64) *Summary {
+	t := a.tracker
 	m := &a.mark
 	s := &Summary{
 		Packets: cur.packets - m.packets, RoCEPackets: cur.roce - m.roce, RoCEv1Packets: cur.v1 - m.v1,
@@ -184,6 +208,13 @@ func (a *Analyzer) Cut(end int64) *Summary {
 			s.Opcodes = append(s.Opcodes, OpcodeCount{Opcode: uint8(op), Name: opName(op), Packets: n})
 		}
 	}
+	return s
+}
+
+// intervalFlows fills s's flows and totals with what each flow touched
+// in the interval did in it, troubled flows first, and returns the flows
+// with gaps still undecided at end.
+func (t *Tracker) intervalFlows(s *Summary, end int64) (undecided []*Flow) {
 	// Sorted by small keys, then each summary built once in its place: a
 	// FlowSummary is half a kilobyte, and an interval of a busy cluster
 	// touches 100,000 flows.
@@ -193,7 +224,6 @@ func (a *Analyzer) Cut(end int64) *Summary {
 	}
 	keys := make([]sortKey, 0, t.touched.len())
 	s.Totals = t.ivGone // the evicted flows' part of the interval
-	var undecided []*Flow
 	t.touched.each(func(tc *touched) {
 		if tc.f == nil {
 			return // evicted (untouch)
@@ -228,22 +258,7 @@ func (a *Analyzer) Cut(end int64) *Summary {
 			fs.Troubled = k.score > 0
 		}
 	})
-	for _, an := range t.ivAnomalies {
-		s.Anomalies = append(s.Anomalies, an.format())
-	}
-	// Start the next interval.
-	a.mark, a.markTS = cur, end
-	t.touched.reset()
-	t.ivGone = Totals{}
-	t.ivAnomalies, t.ivDropped = t.ivAnomalies[:0], 0
-	t.gen++
-	// A flow with undecided gaps is in the next interval whether or not
-	// it moves: that interval reports them once decided (a flow gone
-	// quiet after a tail loss too).
-	for _, f := range undecided {
-		t.touch(f, end, 0, 0)
-	}
-	return s
+	return undecided
 }
 
 // pendingGaps sets f's undecided gaps at time now (Unix ns) and reports
