@@ -112,7 +112,7 @@ func (c *idClock) see(id uint16, psn uint32, ts int64, trusted bool) (seq idSeq,
 	case c.last-id < maxIDLag:
 		// Sent before the newest: late, or a copy of a late one.
 		seq = c.pos - idSeq(c.last-id)
-		return seq, trusted && c.pos-seq < copyWindow && c.mark(seq, psn)
+		return seq, trusted && c.mark(seq, psn) // within copyWindow: it is maxIDLag
 	case trusted:
 		c.restart(id, psn, ts)
 		return c.pos, false

@@ -124,18 +124,19 @@ func (dm *damage) sourceDrops(t *Truth) {
 	// points (which see the stream it saw, or more) saw only the timer:
 	// ack-timeout stays right, as for loss after the point.
 	for _, s := range t.DroppedBefore {
-		d, answersOnly := s.Dropped, true
+		d, answersOnly, seen := s.Dropped, true, false
 		for _, f := range t.Flows {
 			if f.Upstream != s.Before {
 				continue
 			}
+			seen = true
 			if s.ECN { // netem counts its CE marks as drops: they reached the capture
 				d -= min(d, f.CEBefore)
 			}
 			answersOnly = answersOnly && (f.Kind == "responses" || f.Kind == "acks" || f.Kind == "cnp")
 		}
 		dm.before += d
-		if answersOnly {
+		if answersOnly && seen { // (an egress nothing of which reached a capture carried who knows what)
 			// An egress that carries only a responder's answers dropped
 			// answers: no NAK asks for those, the requester's timer does,
 			// whatever NAKs other packets drew (training seed 28's

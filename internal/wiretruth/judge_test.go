@@ -245,6 +245,11 @@ func TestHiddenAnswersAdmitTheTimer(t *testing.T) {
 			t.Errorf("answers dropped at the responder's egress, at %s: %v; want packet-loss and ack-timeout", at, did)
 		}
 	}
+	// Drops at an egress none of whose packets reached a capture: what
+	// they were nobody knows, so they are no answers.
+	if did, _ := NetworkDid(&Truth{Flows: []FlowTruth{req}, DroppedBefore: []SourceDrop{{Before: "veth1", Dropped: 14}}}, "veth0"); slices.Contains(did, "ack-timeout") {
+		t.Errorf("drops at an egress no flow was seen from, with a NAK: %v; want no ack-timeout", did)
+	}
 	// The same drops at the requester's egress were requests: the
 	// responder NAKs the holes they leave.
 	tr.DroppedBefore[0].Before = "veth0"
