@@ -1171,6 +1171,14 @@ func TestRNRNAKWithoutReceives(t *testing.T) {
 	}
 }
 
+// lateACKsFires evaluates the wire pack once on a request flow and its
+// peer and reports whether late-acks fired.
+func lateACKsFires(t *testing.T, p *Pack, req, peer capture.FlowSummary) bool {
+	t.Helper()
+	res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, peer}}})
+	return len(wFired(res.Findings)["late-acks"]) > 0
+}
+
 // late-acks says nothing was lost: most timer episodes proven late (the
 // responder undid them). One undone episode among many is a lost ACK's
 // pattern as well (seed 4's s4-38), and answers all slower than the
@@ -1195,9 +1203,7 @@ func TestLateACKsNeedsMostEpisodesUndone(t *testing.T) {
 			RTTus: capture.RTT{Samples: 50, Min: c.rttMin, P50: c.rttP50, P99: c.rttP50, Max: c.rttP50}}
 		ack := capture.FlowSummary{ID: 2, PeerID: 1, Src: wRxeB, Dst: wRxeA, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
 			Packets: 4000, Responses: 4000, ACKs: 4000}
-		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, ack}}})
-		got := len(wFired(res.Findings)["late-acks"]) > 0
-		if got != c.want {
+		if got := lateACKsFires(t, p, req, ack); got != c.want {
 			t.Errorf("%s: late-acks fired %v, want %v", c.name, got, c.want)
 		}
 	}
@@ -1228,9 +1234,7 @@ func TestLateACKsOnREADsNeedsReissuesAnsweredTwice(t *testing.T) {
 			RTTus: capture.RTT{Samples: 50, Min: 40, P50: 60, P99: 60, Max: 60}}
 		resp := capture.FlowSummary{ID: 2, PeerID: 1, Src: wRxeB, Dst: wRxeA, DestQP: 0x36, Encap: "rocev2", Transport: "RC",
 			Packets: 4000, Responses: 4000, RetransmittedPackets: 900, ICRCErrors: c.respICRC}
-		res := wEvalOnce(t, p, Frame{Time: time.Unix(0, 0), Wire: &capture.Summary{Flows: []capture.FlowSummary{req, resp}}})
-		got := len(wFired(res.Findings)["late-acks"]) > 0
-		if got != c.want {
+		if got := lateACKsFires(t, p, req, resp); got != c.want {
 			t.Errorf("%s: late-acks fired %v, want %v", c.name, got, c.want)
 		}
 	}
