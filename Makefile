@@ -67,7 +67,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzOpen -fuzztime 60s -fuzzminimizetime 100x ./probes/bundle/
 	$(GO) test -run '^$$' -fuzz FuzzRecognise -fuzztime 60s ./saved/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/kmsg/
-	$(GO) test -run '^$$' -fuzz FuzzFlowJSON -fuzztime 60s ./capture/
+	$(GO) test -run '^$$' -fuzz FuzzFlowJSON -fuzztime 60s ./cmd/rdmatop/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/owner/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/dcb/
 	$(GO) test -run '^$$' -fuzz FuzzParser -fuzztime 60s ./probes/nccl/

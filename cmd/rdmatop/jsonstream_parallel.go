@@ -13,7 +13,7 @@ const elemChunk = 512
 // encoded on every core in chunks and written in order: the same bytes as
 // n calls of elem. A replay of 100,000 QPs ends by encoding 65,536 flows,
 // a tenth of its time on one core; the others are idle by then.
-func (s *jsonStream) elemsOf(n int, elem func(i int) appendJSONIndenter) {
+func (s *jsonStream) elemsOf(n int, elem func(i int) any) {
 	workers := min(runtime.GOMAXPROCS(0), (n+elemChunk-1)/elemChunk)
 	if workers < 2 {
 		for i := range n {
@@ -22,9 +22,13 @@ func (s *jsonStream) elemsOf(n int, elem func(i int) appendJSONIndenter) {
 		return
 	}
 	after := s.elems > 0 // the first element follows others: a comma
+	type encoded struct {
+		b   []byte
+		err error // the element that failed ended the chunk
+	}
 	type chunk struct {
 		start int
-		out   chan []byte // its encoding, one value
+		out   chan encoded // its encoding, one value
 	}
 	// At most 2 chunks per worker are encoded ahead of the writer:
 	// memory stays a few chunks, whatever n is.
@@ -34,27 +38,21 @@ func (s *jsonStream) elemsOf(n int, elem func(i int) appendJSONIndenter) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			enc := newElemEncoder()
 			for c := range jobs {
 				var b []byte
 				select {
 				case b = <-free:
 				default:
 				}
-				b = b[:0]
-				for i := c.start; i < min(c.start+elemChunk, n); i++ {
-					if i > 0 || after {
-						b = append(b, ',')
-					}
-					b = append(b, "\n    "...)
-					b = elem(i).AppendJSONIndent(b, "    ", "  ")
-				}
-				c.out <- b
+				b, err := enc.appendElems(b[:0], c.start, min(c.start+elemChunk, n), after, elem)
+				c.out <- encoded{b, err}
 			}
 		})
 	}
 	go func() {
 		for start := 0; start < n; start += elemChunk {
-			c := chunk{start: start, out: make(chan []byte, 1)}
+			c := chunk{start: start, out: make(chan encoded, 1)}
 			jobs <- c
 			queue <- c
 		}
@@ -62,16 +60,36 @@ func (s *jsonStream) elemsOf(n int, elem func(i int) appendJSONIndenter) {
 		close(queue)
 	}()
 	for c := range queue {
-		b := <-c.out
-		s.write(b)
+		e := <-c.out
+		if e.err != nil && s.err == nil {
+			s.err = e.err
+		}
+		s.write(e.b)
 		if s.err == nil {
 			s.err = s.w.Flush()
 		}
 		select {
-		case free <- b:
+		case free <- e.b:
 		default:
 		}
 	}
 	wg.Wait()
 	s.elems += n
+}
+
+// appendElems appends elements start to end-1 to dst, each after the
+// comma and indent that elem would write before it, up to the first
+// that fails.
+func (e *elemEncoder) appendElems(dst []byte, start, end int, after bool, elem func(i int) any) ([]byte, error) {
+	for i := start; i < end; i++ {
+		if i > 0 || after {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, "\n    "...)
+		var err error
+		if dst, err = e.appendTo(dst, elem(i)); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
 }

@@ -31,7 +31,7 @@ func TestElemsOfSameBytes(t *testing.T) {
 			for i := range n {
 				a.elem(&flows[i])
 			}
-			b.elemsOf(n, func(i int) appendJSONIndenter { return &flows[i] })
+			b.elemsOf(n, func(i int) any { return &flows[i] })
 			for _, s := range []*jsonStream{a, b} {
 				s.closeArray()
 				if err := s.rest(struct {

@@ -165,10 +165,10 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 		if res.Wire != nil {
 			flows, anomalies := res.Wire.Flows, res.Wire.Anomalies
 			js.openArray("flows")
-			js.elemsOf(len(flows), func(i int) appendJSONIndenter { return &flows[i] })
+			js.elemsOf(len(flows), func(i int) any { return &flows[i] })
 			js.closeArray()
 			js.openArray("anomalies")
-			js.elemsOf(len(anomalies), func(i int) appendJSONIndenter { return &anomalies[i] })
+			js.elemsOf(len(anomalies), func(i int) any { return &anomalies[i] })
 			js.closeArray()
 		}
 		if err := js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings}); err != nil {

@@ -1,4 +1,4 @@
-package capture_test
+package main
 
 import (
 	"bytes"
@@ -12,39 +12,50 @@ import (
 	"github.com/rdmatop/rdmatop/capture"
 )
 
-// sjIndents are the prefix/indent pairs the equivalence tests try; replay
-// --json uses "    " and "  ".
-var sjIndents = [][2]string{{"", ""}, {"", "  "}, {"    ", "  "}, {"\t", "\t"}, {"> ", "...."}}
+// The stream writes through goccy/go-json and promises encoding/json's
+// bytes: these tests hold it to that, for every field of the summary
+// types with random values, for a real capture, and under a fuzzer.
 
-// sjEncoder is what FlowSummary and Anomaly implement.
-type sjEncoder interface {
-	AppendJSONIndent(dst []byte, prefix, indent string) []byte
-}
+// sjIndents are the prefix/indent pairs the whole-document comparison
+// tries; elements are written with "    " and "  ".
+var sjIndents = [][2]string{{"", "  "}, {"  ", "  "}, {"    ", "  "}}
 
-// sjCompare fails t unless v.AppendJSONIndent writes what
-// json.MarshalIndent does for every pair of sjIndents, appending to a
-// non-empty buffer.
-func sjCompare(t testing.TB, v sjEncoder, what string) {
+// sjCompare fails t unless the stream's element encoder writes v as
+// json.MarshalIndent(v, "    ", "  ") does, appending to a non-empty
+// buffer.
+func sjCompare(t testing.TB, v any, what string) {
 	t.Helper()
-	for _, pi := range sjIndents {
-		sjCompareIndent(t, v, what, pi)
-	}
-}
-
-// sjCompareIndent is sjCompare for one prefix and indent.
-func sjCompareIndent(t testing.TB, v sjEncoder, what string, pi [2]string) {
-	t.Helper()
-	want, err := json.MarshalIndent(v, pi[0], pi[1])
+	want, err := json.MarshalIndent(v, "    ", "  ")
 	if err != nil {
 		t.Fatalf("%s: encoding/json: %v", what, err)
 	}
-	got := v.AppendJSONIndent([]byte("xyz"), pi[0], pi[1])
+	got, err := newElemEncoder().appendTo([]byte("xyz"), v)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 	if !bytes.HasPrefix(got, []byte("xyz")) {
 		t.Fatalf("%s: dst's bytes were overwritten", what)
 	}
 	if got = got[3:]; !bytes.Equal(got, want) {
-		t.Fatalf("%s, prefix %q indent %q: differs from encoding/json at byte %d\n got: %s\nwant: %s",
-			what, pi[0], pi[1], sjFirstDiff(got, want), got, want)
+		t.Fatalf("%s: differs from encoding/json at byte %d\n got: %s\nwant: %s",
+			what, sjFirstDiff(got, want), got, want)
+	}
+}
+
+// sjCompareDoc fails t unless the stream's marshal writes v as
+// json.MarshalIndent does, at every prefix the stream uses.
+func sjCompareDoc(t testing.TB, v any, what string) {
+	t.Helper()
+	for _, pi := range sjIndents {
+		want, err := json.MarshalIndent(v, pi[0], pi[1])
+		if err != nil {
+			t.Fatalf("%s: encoding/json: %v", what, err)
+		}
+		s := &jsonStream{}
+		if got := s.marshal(v, pi[0]); s.err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s, prefix %q: %v; differs from encoding/json at byte %d\n got: %s\nwant: %s",
+				what, pi[0], s.err, sjFirstDiff(got, want), got, want)
+		}
 	}
 }
 
@@ -161,7 +172,7 @@ func sjFill(t testing.TB, r *rand.Rand, v reflect.Value) {
 	case reflect.Float64:
 		v.SetFloat(sjFloat(r))
 	default:
-		t.Fatalf("sjFill: no random values for %s (kind %s): teach it, and AppendJSONIndent", v.Type(), v.Kind())
+		t.Fatalf("sjFill: no random values for %s (kind %s): teach it", v.Type(), v.Kind())
 	}
 }
 
@@ -178,31 +189,43 @@ func TestSummaryJSONMatchesEncodingJSON(t *testing.T) {
 			t.Fatalf("iteration %d", i)
 		}
 	}
+	// What rest writes: a whole summary, its flows and anomalies too.
+	for range 50 {
+		var s capture.Summary
+		sjFill(t, r, reflect.ValueOf(&s).Elem())
+		sjCompareDoc(t, &s, "random summary")
+	}
 	// Zero values: every omitempty field left out, nil opcodes.
 	sjCompare(t, &capture.FlowSummary{}, "zero flow")
 	sjCompare(t, &capture.Anomaly{}, "zero anomaly")
+	sjCompareDoc(t, &capture.Summary{}, "zero summary")
 }
 
-// TestSummaryJSONNonFinite: encoding/json refuses NaN and infinities; the
-// analysis never produces them, and AppendJSONIndent writes null rather
-// than fail a whole run.
+// TestSummaryJSONNonFinite: encoding/json refuses NaN and infinities, and
+// so does the stream: the analysis never produces them, and should it,
+// the run fails saying so rather than write a document that is not JSON.
 func TestSummaryJSONNonFinite(t *testing.T) {
 	for _, v := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
-		f := capture.FlowSummary{Gbps: v, RTTus: capture.RTT{Max: v}}
-		var doc map[string]any
-		if err := json.Unmarshal(f.AppendJSONIndent(nil, "", "  "), &doc); err != nil {
-			t.Fatalf("%v: not JSON: %v", v, err)
-		}
-		if doc["gbps"] != nil || doc["rtt_us"].(map[string]any)["max"] != nil {
-			t.Errorf("%v: gbps %v, rtt_us.max %v, want null", v, doc["gbps"], doc["rtt_us"].(map[string]any)["max"])
+		var out bytes.Buffer
+		s := newJSONStream(&out)
+		s.openArray("flows")
+		s.elemsOf(2*elemChunk, func(i int) any {
+			if i == elemChunk+1 {
+				return &capture.FlowSummary{Gbps: v}
+			}
+			return &capture.FlowSummary{ID: i}
+		})
+		s.closeArray()
+		if err := s.rest(struct{}{}); err == nil || !strings.Contains(err.Error(), "unsupported value") {
+			t.Errorf("%v: stream error %v, want encoding/json's unsupported value", v, err)
 		}
 	}
 }
 
 // TestSummaryJSONRealCapture compares every flow and anomaly of a real
-// Soft-RoCE capture with loss.
+// Soft-RoCE capture with loss, and the whole summary.
 func TestSummaryJSONRealCapture(t *testing.T) {
-	s, err := capture.AnalyzeFile("../testdata/rxe/pcap/lossy1.pcap", capture.Config{})
+	s, err := capture.AnalyzeFile("../../testdata/rxe/pcap/lossy1.pcap", capture.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,6 +238,7 @@ func TestSummaryJSONRealCapture(t *testing.T) {
 	for i := range s.Anomalies {
 		sjCompare(t, &s.Anomalies[i], "anomaly "+s.Anomalies[i].Kind)
 	}
+	sjCompareDoc(t, s, "lossy1's summary")
 }
 
 // FuzzFlowJSON checks the string escaping, and float and integer
@@ -226,7 +250,7 @@ func FuzzFlowJSON(f *testing.F) {
 	f.Add("10.0.0.1", "psn 5 expected 3", 1e-7, int64(-1))
 	f.Fuzz(func(t *testing.T, s, detail string, x float64, n int64) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			x = 0 // encoding/json refuses them; TestSummaryJSONNonFinite covers ours
+			x = 0 // both refuse them; TestSummaryJSONNonFinite covers it
 		}
 		credits := int(n)
 		fl := capture.FlowSummary{
@@ -235,13 +259,8 @@ func FuzzFlowJSON(f *testing.F) {
 			RTTus:   capture.RTT{Min: x, P50: -x, P99: x * 1e10, P999: x / 1e10, Max: x},
 			Opcodes: []capture.OpcodeCount{{Opcode: uint8(n), Name: s, Packets: uint64(n)}},
 		}
-		// One prefix and indent per input, chosen by it: encoding/json's
-		// reflection over a whole FlowSummary is most of an execution, and
-		// five of them made this the slowest target (43,000 executions a
-		// minute); over a run every pair is covered all the same.
-		pi := sjIndents[uint64(n)%uint64(len(sjIndents))]
-		sjCompareIndent(t, &fl, "flow", pi)
-		sjCompareIndent(t, &capture.Anomaly{Kind: s, TS: s, Detail: detail, FlowID: int(n), PSN: uint32(n)}, "anomaly", pi)
+		sjCompare(t, &fl, "flow")
+		sjCompare(t, &capture.Anomaly{Kind: s, TS: s, Detail: detail, FlowID: int(n), PSN: uint32(n)}, "anomaly")
 	})
 }
 
@@ -270,6 +289,8 @@ func sjBenchFlow() *capture.FlowSummary {
 	}
 }
 
+// BenchmarkFlowJSON: a flow as the stream writes it, and as
+// encoding/json would.
 func BenchmarkFlowJSON(b *testing.B) {
 	f := sjBenchFlow()
 	b.Run("encoding_json", func(b *testing.B) {
@@ -280,25 +301,13 @@ func BenchmarkFlowJSON(b *testing.B) {
 			}
 		}
 	})
-	b.Run("append", func(b *testing.B) {
+	b.Run("stream", func(b *testing.B) {
 		b.ReportAllocs()
-		buf := f.AppendJSONIndent(nil, "    ", "  ")
+		e := newElemEncoder()
+		buf, _ := e.appendTo(nil, f)
 		for b.Loop() {
-			buf = f.AppendJSONIndent(buf[:0], "    ", "  ")
+			buf, _ = e.appendTo(buf[:0], f)
 		}
 		b.SetBytes(int64(len(buf)))
 	})
-}
-
-// TestSummaryJSONNoAllocs: with room in dst, encoding allocates nothing.
-func TestSummaryJSONNoAllocs(t *testing.T) {
-	f := sjBenchFlow()
-	a := &capture.Anomaly{Kind: "psn_gap", Packet: 12, TS: "2024-05-01T10:00:00Z", FlowID: 3, PSN: 7, Detail: "expected <5> & got \"7\""}
-	buf := make([]byte, 0, 4096)
-	if n := testing.AllocsPerRun(100, func() {
-		buf = f.AppendJSONIndent(buf[:0], "    ", "  ")
-		buf = a.AppendJSONIndent(buf, "    ", "  ")
-	}); n != 0 {
-		t.Errorf("%v allocations per run, want 0", n)
-	}
 }
