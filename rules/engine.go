@@ -197,7 +197,7 @@ func (e *Engine) Evaluate(f Frame) Result {
 				continue
 			}
 			if objs.flows != nil {
-				e.idx.index(objs.flows, e.frame)
+				e.idx.index(objs.flows, objs.peers, e.frame)
 			}
 			vr := variantRun{e: e, r: r, v: v, now: f.Time, state: &state}
 			vr.timers = e.timers[v.key]

@@ -10,19 +10,20 @@ import (
 
 // A flow-scope variant's `on` list names what must show on a flow (or
 // its peer) for its condition to be evaluated there: a number that is not
-// zero, or a field with a value. The engine reads these once per flow and
-// frame into a bit mask per flow (flowIndex), so that a variant passes
-// over the calm flows of a capture with one AND each, without running
-// anything.
+// zero, a field with a value, or a field whose value differs from the
+// peer's. The engine reads these once per flow and frame into a bit mask
+// per flow (flowIndex), so that a variant passes over the calm flows of a
+// capture with one AND each, without running anything.
 
 // flowPred is one entry of an on list, resolved against FlowSummary.
 type flowPred struct {
-	text  string // as written: naks.rnr, peer.psn_gaps, encap=rocev1
-	peer  bool   // of the flow's peer
-	path  []int  // field index path in capture.FlowSummary
-	kind  reflect.Kind
-	value string // for field=value: the value
-	isEq  bool
+	text    string // as written: naks.rnr, peer.psn_gaps, encap=rocev1, dscp!=peer.dscp
+	peer    bool   // of the flow's peer
+	path    []int  // field index path in capture.FlowSummary
+	kind    reflect.Kind
+	value   string // for field=value: the value
+	isEq    bool
+	differs bool // field!=peer.field: the flow's and its peer's differ
 }
 
 var flowType = reflect.TypeFor[capture.FlowSummary]()
@@ -36,7 +37,14 @@ func flowPreds(on []string) ([]flowPred, error) {
 		if rest, ok := strings.CutPrefix(name, "peer."); ok {
 			p.peer, name = true, rest
 		}
-		name, p.value, p.isEq = strings.Cut(name, "=")
+		var other string
+		if name, other, p.differs = strings.Cut(name, "!="); p.differs {
+			if p.peer || other != "peer."+name {
+				return nil, fmt.Errorf("%q: != compares a field with the peer's same field (dscp!=peer.dscp)", text)
+			}
+		} else {
+			name, p.value, p.isEq = strings.Cut(name, "=")
+		}
 		t := flowType
 		var f reflect.StructField
 		for i, part := range strings.Split(name, ".") {
@@ -51,7 +59,13 @@ func flowPreds(on []string) ([]flowPred, error) {
 			t = f.Type
 		}
 		p.kind = t.Kind()
+		if p.differs && p.kind == reflect.Pointer {
+			p.kind = t.Elem().Kind() // a value or none: pcp
+		}
 		switch {
+		case p.differs && !numeric(p.kind) && p.kind != reflect.Bool && p.kind != reflect.String:
+			return nil, fmt.Errorf("%q: %s is %s: != compares numbers, text or flags", text, name, t)
+		case p.differs:
 		case p.isEq && p.kind != reflect.String:
 			return nil, fmt.Errorf("%q: field=value tests a text field, %s is %s", text, name, t)
 		case !p.isEq && !numeric(p.kind) && p.kind != reflect.Bool:
@@ -81,10 +95,13 @@ func numeric(k reflect.Kind) bool {
 	return false
 }
 
-// holds reports whether p shows on the flow v (a FlowSummary value).
-func (p *flowPred) holds(v reflect.Value) bool {
+// holds reports whether p shows on the flow v (a FlowSummary value)
+// whose peer is peer (the zero Value for none).
+func (p *flowPred) holds(v, peer reflect.Value) bool {
 	f := v.FieldByIndex(p.path)
 	switch {
+	case p.differs:
+		return peer.IsValid() && !sameValue(f, peer.FieldByIndex(p.path))
 	case p.isEq:
 		return f.String() == p.value
 	case p.kind == reflect.Bool:
@@ -97,6 +114,18 @@ func (p *flowPred) holds(v reflect.Value) bool {
 	return f.Float() != 0
 }
 
+// sameValue reports whether two fields of one type hold the same value;
+// pointers by what they point at (two nils are the same).
+func sameValue(a, b reflect.Value) bool {
+	if a.Kind() == reflect.Pointer {
+		if a.IsNil() || b.IsNil() {
+			return a.IsNil() == b.IsNil()
+		}
+		a, b = a.Elem(), b.Elem()
+	}
+	return a.Equal(b)
+}
+
 // flowIndex is the engine's index of the on tests: every distinct test of
 // its pack has a bit, and each variant with an on list the bits of its
 // tests on the flow and on its peer.
@@ -104,6 +133,7 @@ type flowIndex struct {
 	preds []flowPred // distinct by field and value, peer or not
 	bits  map[*Variant]onBits
 	flows []capture.FlowSummary // this frame's flows
+	peers []int32               // and the index of each one's peer (-1: none)
 	masks []uint64              // the tests each of flows shows
 	frame uint64                // the frame masks are of
 }
@@ -152,21 +182,22 @@ func newFlowIndex(p *Pack) *flowIndex {
 	return x
 }
 
-// index computes the masks of flows for frame, once.
-func (x *flowIndex) index(flows []capture.FlowSummary, frame uint64) {
+// index computes the masks of flows for frame, once; peers[i] is the
+// index of flow i's peer, -1 for none.
+func (x *flowIndex) index(flows []capture.FlowSummary, peers []int32, frame uint64) {
 	if x.frame == frame && len(x.masks) == len(flows) {
 		return
 	}
-	x.frame, x.flows = frame, flows
+	x.frame, x.flows, x.peers = frame, flows, peers
 	if cap(x.masks) < len(flows) {
 		x.masks = make([]uint64, len(flows))
 	}
 	x.masks = x.masks[:len(flows)]
 	for i := range flows {
-		v := reflect.ValueOf(&flows[i]).Elem()
+		v, pv := reflect.ValueOf(&flows[i]).Elem(), x.value(peers[i])
 		var m uint64
 		for j := range x.preds {
-			if x.preds[j].holds(v) {
+			if x.preds[j].holds(v, pv) {
 				m |= 1 << j
 			}
 		}
@@ -174,8 +205,17 @@ func (x *flowIndex) index(flows []capture.FlowSummary, frame uint64) {
 	}
 }
 
+// value is flow i of the frame as a reflect.Value; the zero Value for
+// i < 0 (no flow).
+func (x *flowIndex) value(i int32) reflect.Value {
+	if i < 0 {
+		return reflect.Value{}
+	}
+	return reflect.ValueOf(&x.flows[i]).Elem()
+}
+
 // release lets go of the frame's flows; the masks stay for reuse.
-func (x *flowIndex) release() { x.flows = nil }
+func (x *flowIndex) release() { x.flows, x.peers = nil, nil }
 
 // skip reports whether v's on list rules its condition out on flow i
 // (whose peer is at peer, -1 for none).
@@ -199,9 +239,9 @@ func (x *flowIndex) shows(v *Variant, i int, peer int32) bool {
 	for j := range v.on {
 		p := &v.on[j]
 		switch {
-		case !p.peer && p.holds(reflect.ValueOf(&x.flows[i]).Elem()):
+		case !p.peer && p.holds(x.value(int32(i)), x.value(peer)):
 			return true
-		case p.peer && peer >= 0 && p.holds(reflect.ValueOf(&x.flows[peer]).Elem()):
+		case p.peer && peer >= 0 && p.holds(x.value(peer), reflect.Value{}):
 			return true
 		}
 	}

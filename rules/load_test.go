@@ -38,7 +38,7 @@ func TestBadRuleFiles(t *testing.T) {
 	if err := loadOne(goodRule); err != nil {
 		t.Fatalf("good rule rejected: %v", err)
 	}
-	if err := loadOne(flowRule("[psn_gaps, peer.naks.rnr, encap=rocev1, troubled]")); err != nil {
+	if err := loadOne(flowRule("[psn_gaps, peer.naks.rnr, encap=rocev1, troubled, dscp!=peer.dscp, pcp!=peer.pcp]")); err != nil {
 		t.Fatalf("good flow rule rejected: %v", err)
 	}
 	for _, c := range []struct {
@@ -62,6 +62,10 @@ func TestBadRuleFiles(t *testing.T) {
 		{"on not a number", flowRule("[src]"), "not a number"},
 		{"on value of a number", flowRule("[psn_gaps=3]"), "field=value tests a text field"},
 		{"on a pointer", flowRule("[pcp]"), "not a number"},
+		{"on != another field", flowRule("[dscp!=peer.pcp]"), "the peer's same field"},
+		{"on != the other way", flowRule("[peer.dscp!=dscp]"), "the peer's same field"},
+		{"on != not the peer", flowRule("[dscp!=dscp]"), "the peer's same field"},
+		{"on != a list", flowRule("[opcodes!=peer.opcodes]"), "!= compares numbers"},
 	} {
 		err := loadOne(c.content)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -101,7 +101,7 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		t.Fatalf("%d captures in testdata: the check needs them", len(files))
 	}
 	t0 := time.Unix(1_800_000_000, 0)
-	frames := []Frame{{Time: t0, Wire: fleetCapture(5000)}}
+	frames := []Frame{{Time: t0, Wire: fleetCapture(5000)}, {Time: t0, Wire: mixedClasses(fleetCapture(5000))}}
 	for _, f := range files {
 		s, err := capture.AnalyzeFile(f, capture.Config{})
 		if err != nil || len(s.Flows) == 0 {
@@ -115,6 +115,9 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		with, without := NewEngine(p), NewEngine(bare)
 		with.IgnoreFor, without.IgnoreFor = true, true
 		a, b := with.Evaluate(f), without.Evaluate(f)
+		if i == 1 && !slices.ContainsFunc(a.Findings, func(f Finding) bool { return f.Rule == "qos-direction-mismatch" }) {
+			t.Errorf("mixed classes: no qos-direction-mismatch; the != tests were not exercised")
+		}
 		if !slices.Equal(findingText(a.Findings), findingText(b.Findings)) || !reflect.DeepEqual(a.Rules, b.Rules) {
 			t.Errorf("frame %d: with the on index\n%v\n%v\nwithout\n%v\n%v", i, findingText(a.Findings), a.Rules, findingText(b.Findings), b.Rules)
 		}
@@ -132,6 +135,25 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		t.Fatal("the index passed over no flow: the check checked nothing")
 	}
 	t.Logf("%d frames, %d flow evaluations passed over by the index", len(frames), skipped)
+}
+
+// mixedClasses gives some of w's connections directions on different
+// classes: one direction's DSCP changed, or PCPs that differ, or a PCP on
+// one direction only (which no rule compares).
+func mixedClasses(w *capture.Summary) *capture.Summary {
+	pcp := []uint8{3, 0}
+	for i := range w.Flows {
+		fl := &w.Flows[i]
+		switch i % 40 {
+		case 0:
+			fl.DSCP = 0
+		case 10, 11:
+			fl.PCP = &pcp[i%2]
+		case 20:
+			fl.PCP = &pcp[0]
+		}
+	}
+	return w
 }
 
 // packWithoutOnLists is the bundled pack with its on lists taken out:

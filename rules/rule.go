@@ -134,8 +134,9 @@ type Variant struct {
 	Requires string `yaml:"requires" json:"requires,omitempty"`
 	// On, for scope flow, lists the flow's numbers (naks.rnr, or
 	// peer.naks.rnr for its peer's) of which at least one must be
-	// non-zero, or field=value tests (encap=rocev1), for the condition to
-	// be evaluated on a flow: elsewhere it is false. It is part of the
+	// non-zero, field=value tests (encap=rocev1), or field!=peer.field
+	// tests (dscp!=peer.dscp: the flow's and its peer's differ), for the
+	// condition to be evaluated on a flow: elsewhere it is false. It is part of the
 	// condition's meaning, which an index checks without running it: a
 	// capture holds 100,000 calm flows and a rule is about a symptom.
 	On []string `yaml:"on" json:"on,omitempty"`
