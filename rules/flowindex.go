@@ -217,20 +217,32 @@ func (x *flowIndex) value(i int32) reflect.Value {
 // release lets go of the frame's flows; the masks stay for reuse.
 func (x *flowIndex) release() { x.flows, x.peers = nil, nil }
 
-// skip reports whether v's on list rules its condition out on flow i
-// (whose peer is at peer, -1 for none).
-func (x *flowIndex) skip(v *Variant, i int, peer int32) bool {
-	if len(v.on) == 0 {
-		return false
-	}
+// onCheck is a variant's on list as the index checks it: looked up once
+// per variant and frame, then one AND per flow.
+type onCheck struct {
+	v      *Variant
+	bits   onBits
+	masked bool // its tests have bits; else they are checked one by one
+}
+
+// check returns how v's on list is checked.
+func (x *flowIndex) check(v *Variant) onCheck {
 	b, ok := x.bits[v]
-	if !ok {
-		return !x.shows(v, i, peer)
-	}
-	if x.masks[i]&b.flow != 0 {
+	return onCheck{v: v, bits: b, masked: ok}
+}
+
+// skip reports whether c's on list rules its condition out on flow i
+// (whose peer is at peer, -1 for none).
+func (x *flowIndex) skip(c *onCheck, i int, peer int32) bool {
+	switch {
+	case len(c.v.on) == 0:
+		return false
+	case !c.masked:
+		return !x.shows(c.v, i, peer)
+	case x.masks[i]&c.bits.flow != 0:
 		return false
 	}
-	return peer < 0 || x.masks[peer]&b.peer == 0
+	return peer < 0 || x.masks[peer]&c.bits.peer == 0
 }
 
 // shows checks v's on list on flow i and its peer test by test: for a

@@ -124,7 +124,7 @@ func TestOnListsImpliedByConditions(t *testing.T) {
 		for j := range f.Wire.Flows {
 			for _, r := range p.Rules {
 				for _, v := range r.variants() {
-					if v.Scope == ScopeFlow && with.idx.skip(v, j, -1) {
+					if on := with.idx.check(v); v.Scope == ScopeFlow && with.idx.skip(&on, j, -1) {
 						skipped++
 					}
 				}

@@ -86,8 +86,9 @@ func (vr *variantRun) all(s *objectSet) {
 			vr.decided(a, &o, err)
 		}
 	}
+	on := e.idx.check(v)
 	for i := range s.flows {
-		if e.idx.skip(v, i, s.peers[i]) {
+		if e.idx.skip(&on, i, s.peers[i]) {
 			vr.evaluated++
 			vr.dropTimer(&s.flows[i])
 			continue
