@@ -103,6 +103,9 @@ func (r *Run) startWire(ctx context.Context, start time.Time) (stop func() error
 	}
 	w.status = probes.Status{Source: wireSource(cfg.WireName), State: probes.StateOK}
 	w.stats, _ = cfg.Wire.(WireStats)
+	if sw, ok := cfg.Wire.(StreamWire); ok {
+		w.stream.src, w.stream.name = sw, sw.Stream()
+	}
 	w.a.Begin(start.UnixNano())
 	for i, src := range cfg.Fanout {
 		sh := &wireShard{a: capture.NewAnalyzer(shardConfig(cfg.Analysis, i+1, n))}
@@ -208,6 +211,9 @@ func (r *Run) cutLocked(w *wireState, f *Frame, raw *bundle.Tick, end int64) (*w
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	st := w.link.status(w.status, time.Unix(0, end))
+	if st.State == probes.StateOK && st.Detail == "" {
+		st.Detail = w.stream.detail(time.Unix(0, end), r.Interval())
+	}
 	f.WireStatus = &st
 	var c *wireCut
 	if r.seq >= r.cfg.Warmup {
@@ -259,6 +265,13 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 		var ld *live.LinkDownError
 		switch {
 		case errors.Is(err, live.ErrTimeout):
+			if ring == 0 && w.stream.name != "" {
+				w.mu.Lock()
+				if w.stream.idleSince.IsZero() {
+					w.stream.idleSince = now()
+				}
+				w.mu.Unlock()
+			}
 			continue
 		case errors.As(err, &ld):
 			down = true
@@ -275,12 +288,23 @@ func (w *wireState) pump(ctx context.Context, ring int, src Wire, mu *sync.Mutex
 			w.mu.Lock()
 			w.status = probes.Status{Source: w.status.Source, State: probes.StateFailed,
 				Detail: "capture stopped: " + err.Error()}
+			w.stopped = err
 			w.mu.Unlock()
 			return
 		}
 		mu.Lock()
-		if n++; n%icrcCheckEvery == 0 {
+		if ring == 0 {
+			w.stream.idleSince = time.Time{} // mu is w.mu
+		}
+		if n++; n%icrcCheckEvery == 0 || n == 1 {
 			lag := now().Sub(ci.Timestamp)
+			if ring == 0 && w.stream.name != "" {
+				// A stream's packets may be old for reasons other than
+				// a reader behind (another host's clock, a file played
+				// into the pipe): its ICRCs are all verified.
+				w.stream.lag, w.stream.lagKnown = lag, true
+				lag = 0
+			}
 			switch {
 			case !sampling && lag > icrcBehind:
 				sampling = true

@@ -189,6 +189,12 @@ func (r *Run) Result() Result {
 		w.mu.Lock()
 		res.Wire = w.whole()
 		w.describe(res.Wire)
+		if damaged(w.stopped) && res.Err == nil {
+			// A stream that was no capture, or broke off inside a record:
+			// everything below describes what came before.
+			res.Err = w.stopped
+			res.Wire.Error = w.stopped.Error()
+		}
 		w.mu.Unlock()
 		if r.ledger.known {
 			r.ledger.total().apply(res.Wire)

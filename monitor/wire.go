@@ -40,6 +40,11 @@ type wireState struct {
 	dropsTotal uint64
 	// link is the captured interface's state (live).
 	link linkWatch
+	// stream follows a wire read from a capture stream (live).
+	stream streamWatch
+	// stopped is why the live capture's source stopped (nil: it has not):
+	// the end of a stream, or a failure.
+	stopped error
 
 	more []*wireShard
 	// views are the running analyses of a and of more's shards, kept
@@ -259,8 +264,11 @@ func (w *wireState) whole() *capture.Summary {
 
 // describe labels a live analysis with its interface.
 func (w *wireState) describe(s *capture.Summary) {
-	if !w.live {
-		return
+	switch {
+	case !w.live:
+	case w.stream.name != "":
+		w.stream.describe(s)
+	default:
+		s.File, s.Format, s.LinkType, s.Interface = w.name, "live", "ethernet", w.name
 	}
-	s.File, s.Format, s.LinkType, s.Interface = w.name, "live", "ethernet", w.name
 }

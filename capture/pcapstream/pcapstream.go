@@ -59,6 +59,16 @@ type Source struct {
 	timer  *time.Timer
 	poll   time.Duration
 	once   sync.Once
+
+	mu  sync.Mutex
+	hdr Header // once the reader has read it
+}
+
+// Header is what a stream's header says.
+type Header struct {
+	Format  pcapfile.Format // pcap or pcapng
+	Link    layers.LinkType // of its (first) interface
+	Snaplen uint32          // 0: not stated
 }
 
 // frame is one record read, its bytes a copy the Source owns.
@@ -88,7 +98,7 @@ func Open(path string) (*Source, error) {
 	} else {
 		st, err := os.Stat(path)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--wire: %w", err)
 		}
 		s.fifo = st.Mode()&os.ModeNamedPipe != 0
 		flag := os.O_RDONLY
@@ -96,7 +106,7 @@ func Open(path string) (*Source, error) {
 			flag |= syscall.O_NONBLOCK // open(2) would wait for a writer
 		}
 		if s.file, err = os.OpenFile(path, flag, 0); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--wire: %w", err)
 		}
 	}
 	s.frames = make(chan frame, queued)
@@ -106,8 +116,15 @@ func Open(path string) (*Source, error) {
 	return s, nil
 }
 
-// Name is the stream as messages name it: stdin, or its path.
-func (s *Source) Name() string { return s.name }
+// Stream is the stream as messages name it: stdin, or its path.
+func (s *Source) Stream() string { return s.name }
+
+// Header returns the stream's header; ok is false until it has been read.
+func (s *Source) Header() (h Header, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hdr, s.hdr.Format != ""
+}
 
 // ReadPacket returns the next frame, valid until the next call. It
 // returns live.ErrTimeout when none came within the poll timeout, and
@@ -170,7 +187,7 @@ type EndError struct {
 
 func (e *EndError) Error() string {
 	if e.Packets == 0 {
-		return e.Name + " ended before its first packet"
+		return e.Name + " ended before its first packet (did the sniffer start? it says why on its standard error)"
 	}
 	return fmt.Sprintf("%s ended after %d packets", e.Name, e.Packets)
 }
@@ -179,11 +196,19 @@ func (e *EndError) Error() string {
 // then says why.
 func (s *Source) read() {
 	defer close(s.done)
-	src, err := pcapfile.NewReader(s.name, &stopReader{s: s})
-	if err != nil {
-		s.err = s.stopped(err)
+	in := &stopReader{s: s}
+	src, err := pcapfile.NewReader(s.name, in)
+	switch {
+	case err != nil && !in.read:
+		s.err = s.stopped(&EndError{Name: s.name}) // the writer went before writing
+		return
+	case err != nil:
+		s.err = s.stopped(&headerError{err})
 		return
 	}
+	s.mu.Lock()
+	s.hdr = Header{Format: src.Format, Link: src.LinkType(), Snaplen: src.Snaplen}
+	s.mu.Unlock()
 	for {
 		data, ci, link, err := src.ReadPacket()
 		if err == io.EOF {
@@ -210,6 +235,17 @@ func (s *Source) read() {
 }
 
 var errClosed = errors.New("stream closed")
+
+// ErrNotCapture is wrapped by ReadPacket's error when the stream does not
+// start with a pcap or pcapng header.
+var ErrNotCapture = errors.New("not a pcap or pcapng stream")
+
+// headerError is a stream whose header is not a capture's; its text is
+// the reader's (which says what the first bytes were).
+type headerError struct{ err error }
+
+func (e *headerError) Error() string   { return e.err.Error() }
+func (e *headerError) Unwrap() []error { return []error{ErrNotCapture, e.err} }
 
 // stopped is the reader's error: errClosed once Close was called (the
 // read it interrupted failed), else err.

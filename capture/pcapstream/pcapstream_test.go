@@ -135,8 +135,33 @@ func TestGarbageIsNamed(t *testing.T) {
 	defer s.Close()
 	defer feed(t, path, []byte("HTTP/1.1 200 OK\r\n\r\nnot a capture"), 4096, false)()
 	_, _, err = readAll(t, s, 30*time.Second)
-	if err == nil || !strings.Contains(err.Error(), "not a pcap or pcapng capture") {
-		t.Fatalf("%v, want: not a pcap or pcapng capture", err)
+	if !errors.Is(err, ErrNotCapture) || !strings.Contains(err.Error(), "first bytes 48 54 54 50") {
+		t.Fatalf("%v, want: not a pcap or pcapng capture, with its first bytes", err)
+	}
+}
+
+// A pipe whose writer goes without writing anything has ended, before its
+// first packet: not a stream that is no capture. (A FIFO waits for
+// another writer: it is a meeting point.) Standard input of a child.
+func TestNothingWritten(t *testing.T) {
+	if os.Getenv("PCAPSTREAM_CHILD") == "empty" {
+		s, err := Open("-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		_, _, err = readAll(t, s, 30*time.Second)
+		var end *EndError
+		if !errors.As(err, &end) || end.Packets != 0 || errors.Is(err, ErrNotCapture) {
+			t.Fatalf("%v, want the end before the first packet", err)
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNothingWritten$")
+	cmd.Env = append(os.Environ(), "PCAPSTREAM_CHILD=empty")
+	cmd.Stdin = strings.NewReader("")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
 	}
 }
 

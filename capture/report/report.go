@@ -39,7 +39,10 @@ func WriteHead(w io.Writer, s *capture.Summary) error {
 		if s.Compressed {
 			b.WriteString(", gzip")
 		}
-		fmt.Fprintf(b, ", %s, %s)\n", s.LinkType, snaplenText(s.Snaplen))
+		if s.LinkType != "" {
+			fmt.Fprintf(b, ", %s", s.LinkType)
+		}
+		fmt.Fprintf(b, ", %s)\n", snaplenText(s.Snaplen))
 	}
 	fmt.Fprintf(b, "packets  %d: %d RoCE (v2 %d, v1 %d), %d other, %d malformed, %d cut by the snap length\n",
 		s.Packets, s.RoCEPackets, s.RoCEv2Packets, s.RoCEv1Packets, s.NonRoCEPackets, s.MalformedPackets, s.TruncatedPackets)

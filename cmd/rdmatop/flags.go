@@ -141,6 +141,8 @@ type wireFlags struct {
 	snaplen   int
 	promisc   bool
 	workers   int
+	// stream: --wire, a pcap or pcapng stream read as the live wire.
+	stream string
 }
 
 // registerAnalysis adds the flags of the capture analysis.
@@ -162,6 +164,7 @@ func (f *wireFlags) registerLive(cmd *cobra.Command, optional bool) {
 	cmd.Flags().IntVar(&f.snaplen, "snaplen", 0, "bytes kept per captured frame (default: whole frames, so ICRCs can be verified; 128 keeps headers only)")
 	cmd.Flags().BoolVar(&f.promisc, "promisc", false, "put the interface in promiscuous mode while capturing")
 	cmd.Flags().IntVar(&f.workers, "workers", defaultWorkers(), "capture rings and analysis goroutines: the kernel splits the frames among them by host pair (PACKET_FANOUT); 1: one ring")
+	cmd.Flags().StringVar(&f.stream, "wire", "", "read the live wire from a pcap or pcapng stream instead of capturing on -i: - (standard input) or a FIFO, written by the NIC's sniffer on hardware RoCE, e.g. tcpdump -i mlx5_0 -U -w - udp port 4791 | rdmatop -i eth0 --wire -")
 }
 
 // defaultWorkers is one capture worker per CPU, up to 8: past that the
@@ -181,6 +184,9 @@ func (f *wireFlags) config() (capture.Config, error) {
 	}
 	if f.workers < 0 || f.workers > live.MaxFanout {
 		return capture.Config{}, usageError{fmt.Errorf("--workers %d: between 1 and %d (0: one per CPU)", f.workers, live.MaxFanout)}
+	}
+	if f.stream != "" && (f.noCapture || f.snaplen != 0 || f.promisc) {
+		return capture.Config{}, usageError{errors.New("--wire reads the wire from a stream: --no-capture, --snaplen and --promisc are for capturing on -i")}
 	}
 	if f.snaplen != 0 && f.snaplen < live.MinSnapLen {
 		return capture.Config{}, usageError{fmt.Errorf("--snaplen %d: at least %d bytes are needed for the RoCE headers", f.snaplen, live.MinSnapLen)}

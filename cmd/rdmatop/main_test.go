@@ -118,6 +118,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"replay", "x.pcap", "--pmtu", "1500"}, 2, "--pmtu 1500", ""},
 		{[]string{"replay", "x.pcap", "--json", "--report"}, 2, "exclusive", ""},
 		{[]string{"capture"}, 2, "needs -i", ""},
+		{[]string{"capture", "--wire", "/nonexistent.fifo"}, 2, "--wire: stat /nonexistent.fifo: no such file", ""},
+		{[]string{"capture", "--wire", "-", "--snaplen", "128"}, 2, "--wire reads the wire from a stream", ""},
 		{[]string{"capture", "-i", "nosuch0", "--duration", "1s"}, 2, `interface "nosuch0" not found`, ""},
 		{[]string{"--bogus"}, 2, "unknown flag", ""},
 	} {

@@ -162,16 +162,7 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 	res := r.Result()
 	if js != nil {
 		js.closeArray()
-		if res.Wire != nil {
-			flows, anomalies := res.Wire.Flows, res.Wire.Anomalies
-			js.openArray("flows")
-			js.elemsOf(len(flows), func(i int) any { return &flows[i] })
-			js.closeArray()
-			js.openArray("anomalies")
-			js.elemsOf(len(anomalies), func(i int) any { return &anomalies[i] })
-			js.closeArray()
-		}
-		if err := js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings}); err != nil {
+		if err := writeWholeJSON(js, res); err != nil {
 			return err
 		}
 	} else if err := printCaptureReport(w, res); err != nil {
@@ -181,6 +172,22 @@ func replayCapture(cmd *cobra.Command, r *monitor.Run, asJSON bool) error {
 		return usageError{res.Err}
 	}
 	return nil
+}
+
+// writeWholeJSON ends js with the whole capture's analysis: its flow
+// table and anomaly log element by element, then the rest of it and the
+// findings.
+func writeWholeJSON(js *jsonStream, res monitor.Result) error {
+	if res.Wire != nil {
+		flows, anomalies := res.Wire.Flows, res.Wire.Anomalies
+		js.openArray("flows")
+		js.elemsOf(len(flows), func(i int) any { return &flows[i] })
+		js.closeArray()
+		js.openArray("anomalies")
+		js.elemsOf(len(anomalies), func(i int) any { return &anomalies[i] })
+		js.closeArray()
+	}
+	return js.rest(replayDoc{Summary: res.Wire, Findings: res.Findings})
 }
 
 // printCaptureReport prints the answer first: the capture's facts and

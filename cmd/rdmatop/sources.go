@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rdmatop/rdmatop/capture/live"
+	"github.com/rdmatop/rdmatop/capture/pcapstream"
 	"github.com/rdmatop/rdmatop/monitor"
 	"github.com/rdmatop/rdmatop/probes/bundle"
 	"github.com/rdmatop/rdmatop/probes/nccl"
@@ -75,7 +76,14 @@ func liveRun(h *hostFlags, w *wireFlags, pack *rules.Pack, o liveOpts) (*monitor
 			cfg.Source = "root " + h.root
 		}
 	}
-	if h.netdev != "" && !w.noCapture {
+	if w.stream != "" {
+		src, err := pcapstream.Open(w.stream)
+		if err != nil {
+			closeSrc()
+			return nil, nil, usageError{err}
+		}
+		cfg.Wire, cfg.WireName = src, src.Stream()
+	} else if h.netdev != "" && !w.noCapture {
 		cfg.WireName = h.netdev
 		srcs, err := openWire(h.netdev, w, o.recorder != nil)
 		switch {
