@@ -53,7 +53,7 @@ func (s *streamWatch) detail(now time.Time, tick time.Duration) string {
 	case !s.idleSince.IsZero() && now.Sub(s.idleSince) >= streamIdle:
 		d += fmt.Sprintf(": no packet for %s", now.Sub(s.idleSince).Round(time.Second))
 	case s.lagKnown && s.lag > tick:
-		d += fmt.Sprintf(" %s behind the host clock: not now's traffic", roundLag(s.lag))
+		d += fmt.Sprintf(" %s behind the host clock: not now's traffic", lagText(s.lag))
 	case s.lagKnown:
 		d += fmt.Sprintf(", %s behind", s.lag.Round(time.Millisecond))
 	}
@@ -72,16 +72,17 @@ func (s *streamWatch) describe(sum *capture.Summary) {
 	}
 }
 
-// roundLag rounds a lag to what a person reads: tenths of a second under
-// a minute, seconds under an hour, minutes beyond.
-func roundLag(d time.Duration) time.Duration {
+// lagText writes a lag as a person reads it: tenths of a second under a
+// minute, seconds under an hour, minutes beyond (179h35m, not 179h35m0s).
+func lagText(d time.Duration) string {
 	switch {
 	case d < time.Minute:
-		return d.Round(100 * time.Millisecond)
+		return d.Round(100 * time.Millisecond).String()
 	case d < time.Hour:
-		return d.Round(time.Second)
+		return d.Round(time.Second).String()
 	}
-	return d.Round(time.Minute)
+	d = d.Round(time.Minute)
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
 // damaged reports whether a live source stopped on damage in what it

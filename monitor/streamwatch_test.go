@@ -25,7 +25,7 @@ func TestStreamWatchDetail(t *testing.T) {
 		{"late", streamWatch{name: "stdin", lag: 3*time.Minute + 12*time.Second, lagKnown: true},
 			"stream stdin 3m12s behind the host clock: not now's traffic"},
 		{"days late", streamWatch{name: "stdin", lag: 179*time.Hour + 24*time.Minute + 54*time.Second, lagKnown: true},
-			"stream stdin 179h25m0s behind the host clock: not now's traffic"},
+			"stream stdin 179h25m behind the host clock: not now's traffic"},
 	} {
 		if got := c.w.detail(now, tick); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
 	"reflect"
 	"strconv"
@@ -166,5 +167,63 @@ func TestWireStreamMatchesAFPacket(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a.Findings, s.Findings) || len(a.Findings) == 0 {
 		t.Errorf("findings differ (or none):\nAF_PACKET %+v\nstream    %+v", a.Findings, s.Findings)
+	}
+}
+
+// --once --json with the wire from standard input: the wire it prints is
+// the analysis replay gives of the same capture, and its status says
+// where the stream ended.
+func TestOnceWireStream(t *testing.T) {
+	bin := buildRdmatop(t)
+	const file = "../../testdata/rxe/pcap/lossy1.pcap"
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once := exec.Command(bin, "--once", "--json", "--wire", "-", "--interval", "2s")
+	once.Stdin = bytes.NewReader(raw)
+	out, err := once.Output()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("--once --json --wire -: %v", err)
+	}
+	var got struct {
+		Wire   capture.Summary `json:"wire"`
+		Status []struct {
+			Source, State, Detail string
+		} `json:"status"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v\n%.500s", err, out)
+	}
+	rep, err := exec.Command(bin, "replay", file, "--json").Output()
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatal(err)
+	}
+	var want capture.Summary
+	if err := json.Unmarshal(rep, &want); err != nil {
+		t.Fatal(err)
+	}
+	// --once's wire is its interval: rates over the interval, the first
+	// PSN the interval saw. The counts are the capture's.
+	if want.RoCEPackets == 0 || got.Wire.RoCEPackets != want.RoCEPackets || !reflect.DeepEqual(got.Wire.Totals, want.Totals) {
+		t.Errorf("--once's wire differs from replay's:\n%+v\n%+v", got.Wire.Totals, want.Totals)
+	}
+	if len(got.Wire.Flows) != len(want.Flows) {
+		t.Fatalf("%d flows, replay %d", len(got.Wire.Flows), len(want.Flows))
+	}
+	for i, w := range want.Flows {
+		g := got.Wire.Flows[i]
+		g.Gbps, g.FirstPSN, g.FirstTS = w.Gbps, w.FirstPSN, w.FirstTS
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("flow %d: --once %+v\nreplay %+v", w.ID, got.Wire.Flows[i], w)
+		}
+	}
+	ended := false
+	for _, s := range got.Status {
+		ended = ended || s.Source == "capture stdin" && strings.Contains(s.Detail, "stdin ended after 4972 packets")
+	}
+	if !ended {
+		t.Errorf("no status says where the stream ended: %+v", got.Status)
 	}
 }
