@@ -31,6 +31,28 @@ func fifo(t *testing.T) string {
 	return p
 }
 
+// openFIFO opens a new FIFO as a stream, closed at the end of the test.
+func openFIFO(t *testing.T) (path string, s *Source) {
+	t.Helper()
+	path = fifo(t)
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return path, s
+}
+
+// lossy1Bytes is the capture's file as written.
+func lossy1Bytes(t *testing.T) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(lossy1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // feed opens path for writing (a FIFO's writer) and writes b to it in
 // pieces of chunk bytes, then closes it unless keepOpen.
 func feed(t *testing.T, path string, b []byte, chunk int, keepOpen bool) (closeW func()) {
@@ -86,21 +108,13 @@ func readAll(t *testing.T, s *Source, deadline time.Duration) (frames [][]byte, 
 // opening it after the reader: every frame arrives with its bytes and
 // time as the file reader reads them, then the end, named.
 func TestFIFOGivesTheFileFrames(t *testing.T) {
-	raw, err := os.ReadFile(lossy1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := lossy1Bytes(t)
 	want, err := pcapfile.Open(lossy1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer want.Close()
-	path := fifo(t)
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	path, s := openFIFO(t)
 	time.Sleep(2 * writerPoll) // the reader finds no writer yet
 	defer feed(t, path, raw, 1000, false)()
 	frames, times, err := readAll(t, s, 60*time.Second)
@@ -127,14 +141,9 @@ func TestFIFOGivesTheFileFrames(t *testing.T) {
 
 // Bytes that are no capture are said, with what they were.
 func TestGarbageIsNamed(t *testing.T) {
-	path := fifo(t)
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	path, s := openFIFO(t)
 	defer feed(t, path, []byte("HTTP/1.1 200 OK\r\n\r\nnot a capture"), 4096, false)()
-	_, _, err = readAll(t, s, 30*time.Second)
+	_, _, err := readAll(t, s, 30*time.Second)
 	if !errors.Is(err, ErrNotCapture) || !strings.Contains(err.Error(), "first bytes 48 54 54 50") {
 		t.Fatalf("%v, want: not a pcap or pcapng capture, with its first bytes", err)
 	}
@@ -167,16 +176,8 @@ func TestNothingWritten(t *testing.T) {
 
 // A stream cut in the middle of a record is damage, with the record.
 func TestCutRecordIsDamage(t *testing.T) {
-	raw, err := os.ReadFile(lossy1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := fifo(t)
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	raw := lossy1Bytes(t)
+	path, s := openFIFO(t)
 	// The header, the first record whole, the second cut after 10 bytes
 	// of its data (lossy1 is little-endian pcap: incl_len at 8 of a
 	// record's header).
@@ -191,15 +192,8 @@ func TestCutRecordIsDamage(t *testing.T) {
 // A stream that stalls gives timeouts, and Close returns at once though
 // a read of it is pending.
 func TestStallAndClose(t *testing.T) {
-	raw, err := os.ReadFile(lossy1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := fifo(t)
-	s, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := lossy1Bytes(t)
+	path, s := openFIFO(t)
 	closeW := feed(t, path, raw[:24], 4096, true) // the header, then nothing
 	defer closeW()
 	for range 3 {
@@ -233,10 +227,7 @@ func TestStdin(t *testing.T) {
 		os.Stdout.WriteString("frames " + strconv.Itoa(len(frames)) + "\n")
 		return
 	}
-	raw, err := os.ReadFile(lossy1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := lossy1Bytes(t)
 	f, err := pcapfile.Open(lossy1)
 	if err != nil {
 		t.Fatal(err)
