@@ -23,9 +23,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
+	"golang.org/x/term"
 
 	"github.com/rdmatop/rdmatop/capture/live"
 	"github.com/rdmatop/rdmatop/capture/pcapfile"
@@ -85,7 +85,7 @@ type frame struct {
 func Open(path string) (*Source, error) {
 	s := &Source{name: path, poll: DefaultPollTimeout}
 	if path == "-" {
-		if term.IsTerminal(os.Stdin.Fd()) {
+		if term.IsTerminal(int(os.Stdin.Fd())) {
 			return nil, errors.New("--wire -: standard input is a terminal: pipe a capture into it " +
 				"(tcpdump -i mlx5_0 -U -w - udp port 4791 | rdmatop -i eth0 --wire -)")
 		}
