@@ -31,6 +31,10 @@ func newCheckCmd() *cobra.Command {
                                       --interval apart (with -i, and the RoCE packets
                                       captured on NETDEV between them)
   rdmatop check FILE                  a pcap/pcapng capture or an rdmatop recording
+  rdmatop check A B                   two captures of the same traffic at two points
+                                      (both hosts, a host and a switch mirror): where
+                                      each packet was lost, corrupted, copied, reordered
+                                      or CE-marked, and the clock offset (docs/both-ends.md)
   rdmatop check PATH...               what a customer sent: a sosreport (directory or
                                       tarball), a directory of saved outputs, or files of
                                       ethtool -S, sysfs counter listings, rdma statistic /
@@ -83,6 +87,8 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		res, err = checkLive(cmd, hf, wf, pack)
 	case hf.ncclLog != "" || hf.ncclRAS != "":
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
+	case len(args) == 2 && saved.IsCaptureFile(args[0]) && saved.IsCaptureFile(args[1]):
+		return checkTwoPoints(cmd, args[0], args[1], asJSON)
 	case len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]):
 		res, err = checkSaved(cmd, args, pack)
 	default:

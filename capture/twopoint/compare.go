@@ -1,0 +1,239 @@
+package twopoint
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Result is the comparison of two captures.
+type Result struct {
+	A      Point  `json:"a"`
+	B      Point  `json:"b"`
+	Offset Offset `json:"clock_offset"`
+	// Flows are the directions of connections seen at both points, with
+	// their fates between them; Segments the totals of each way (A to B,
+	// B to A).
+	Flows    []FlowFate `json:"flows"`
+	Segments []Segment  `json:"segments"`
+	// OneSide counts the flows only one capture holds.
+	OneSide map[string]int `json:"flows_at_one_point_only,omitempty"`
+}
+
+// Point is one capture as compared.
+type Point struct {
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	Packets int    `json:"roce_packets"`
+	FirstTS int64  `json:"first_ns"`
+	LastTS  int64  `json:"last_ns"`
+	// Unchecked: packets whose ICRC could not be verified (cut by the
+	// snap length): corruption cannot be told there.
+	Unchecked int `json:"icrc_unverifiable,omitempty"`
+}
+
+// FlowFate is one direction of one connection between the points.
+type FlowFate struct {
+	Src        string `json:"src"`
+	Dst        string `json:"dst"`
+	DestQP     uint32 `json:"dest_qp"`
+	Upstream   string `json:"upstream"`
+	Downstream string `json:"downstream"`
+	Fate
+	Delay Delay `json:"delay_ns"`
+}
+
+// Delay is the one-way delay of a flow's delivered packets between the
+// points, on the upstream clock (the offset's uncertainty is in it).
+type Delay struct {
+	Samples int   `json:"samples"`
+	Min     int64 `json:"min"`
+	P50     int64 `json:"p50"`
+	P99     int64 `json:"p99"`
+	Max     int64 `json:"max"`
+}
+
+// Segment is one way between the points: every flow going from Upstream
+// to Downstream.
+type Segment struct {
+	Upstream   string `json:"upstream"`
+	Downstream string `json:"downstream"`
+	Flows      int    `json:"flows"`
+	Fate
+}
+
+// ErrNothingInCommon is returned when the captures share no packet.
+var ErrNothingInCommon = errors.New("the two captures share no RoCE packet: are they of the same traffic?")
+
+// CompareFiles reads the captures at pathA and pathB and compares them.
+func CompareFiles(pathA, pathB string) (*Result, error) {
+	a, err := readPoint("A", pathA)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readPoint("B", pathB)
+	if err != nil {
+		return nil, err
+	}
+	r, err := compare(a, b)
+	if err != nil {
+		return nil, err
+	}
+	r.A.File, r.B.File = pathA, pathB
+	return r, nil
+}
+
+// compare compares two points.
+func compare(a, b *point) (*Result, error) {
+	if a.packets == 0 || b.packets == 0 {
+		return nil, fmt.Errorf("%w (A holds %d, B %d)", ErrNothingInCommon, a.packets, b.packets)
+	}
+	senders := bothOnce(a, b)
+	if len(senders) == 0 {
+		return nil, ErrNothingInCommon
+	}
+	aFirst, off := align(senders)
+	if a.last+off.NS < b.first || b.last < a.first+off.NS {
+		return nil, fmt.Errorf("the captures do not overlap in time: A from %d to %d ns, B from %d to %d ns on A's clock",
+			a.first, a.last, b.first-off.NS, b.last-off.NS)
+	}
+	r := &Result{A: a.summary(), B: b.summary(), Offset: off, OneSide: map[string]int{}}
+	var pairings []*pairing
+	strays := map[string][]orphan{} // packets of flows one point holds, by point
+	for _, k := range sortedKeys(a, b) {
+		pa, pb := a.flows[k], b.flows[k]
+		if len(pa) == 0 || len(pb) == 0 {
+			at, ps, toOther := "A", pa, -off.NS // A's times on B's clock: + offset
+			if len(pb) > 0 {
+				at, ps, toOther = "B", pb, off.NS
+			}
+			r.OneSide[at]++
+			for _, p := range ps {
+				if p.bad || p.cut {
+					strays[at] = append(strays[at], orphan{ts: p.ts - toOther, flow: -1})
+				}
+			}
+			continue
+		}
+		up, down := a, b
+		p := &pairing{up: pa, down: pb, off: off.NS, slack: off.UncertaintyNS}
+		if !aFirst[k.src] {
+			up, down = b, a
+			p = &pairing{up: pb, down: pa, off: -off.NS, slack: off.UncertaintyNS}
+		}
+		p.match(down.first-p.off, down.last-p.off)
+		pairings = append(pairings, p)
+		r.Flows = append(r.Flows, FlowFate{Src: k.addr(k.src).String(), Dst: k.addr(k.dst).String(), DestQP: k.qp,
+			Upstream: up.name, Downstream: down.name})
+	}
+	if len(r.Flows) == 0 {
+		return nil, ErrNothingInCommon
+	}
+	corruptedInHeaders(pairings, r.Flows, strays)
+	for i, p := range pairings {
+		r.Flows[i].Fate = p.fate
+		r.Flows[i].Delay = delayOf(p.delays)
+	}
+	r.Segments = segments(r.Flows)
+	if len(r.OneSide) == 0 {
+		r.OneSide = nil
+	}
+	return r, nil
+}
+
+// orphan is a downstream packet that matched nothing and may be a
+// corrupted copy: its ICRC fails, or cannot be checked.
+type orphan struct {
+	ts   int64 // on the upstream clock
+	flow int   // the flow whose downstream capture held it; -1: a flow only one point holds
+}
+
+// corruptedInHeaders pairs losses with downstream packets that matched
+// nothing, in the same way and within the horizon, and whose ICRC fails
+// or cannot be checked (a bit flipped in a header changes the packet's
+// signature, or even its flow): those were corrupted, not lost. strays
+// are the packets of flows only one point holds.
+func corruptedInHeaders(ps []*pairing, flows []FlowFate, strays map[string][]orphan) {
+	orphans := strays // by downstream point, by time
+	for i, p := range ps {
+		d := flows[i].Downstream
+		for _, t := range p.orphanAt {
+			orphans[d] = append(orphans[d], orphan{t, i})
+		}
+	}
+	for _, o := range orphans {
+		slices.SortFunc(o, func(x, y orphan) int { return cmpInt(x.ts, y.ts) })
+	}
+	for i, p := range ps {
+		d := flows[i].Downstream
+		o := orphans[d]
+		for _, t := range p.lostAt {
+			j, _ := slices.BinarySearchFunc(o, t, func(x orphan, t int64) int { return cmpInt(x.ts, t) })
+			if j < len(o) && o[j].ts-t <= matchHorizon {
+				if f := o[j].flow; f >= 0 {
+					ps[f].fate.Appeared-- // it was this packet
+				}
+				o = slices.Delete(o, j, j+1)
+				p.fate.Lost--
+				p.fate.Corrupted++
+			}
+		}
+		orphans[d] = o
+	}
+}
+
+// delayOf summarises delays (sorted in place).
+func delayOf(ds []int64) Delay {
+	if len(ds) == 0 {
+		return Delay{}
+	}
+	slices.Sort(ds)
+	at := func(q float64) int64 { return ds[min(len(ds)-1, int(q*float64(len(ds))))] }
+	return Delay{Samples: len(ds), Min: ds[0], P50: at(0.5), P99: at(0.99), Max: ds[len(ds)-1]}
+}
+
+// segments totals the flows by way.
+func segments(flows []FlowFate) []Segment {
+	var out []Segment
+	for _, f := range flows {
+		i := slices.IndexFunc(out, func(s Segment) bool { return s.Upstream == f.Upstream })
+		if i < 0 {
+			out = append(out, Segment{Upstream: f.Upstream, Downstream: f.Downstream})
+			i = len(out) - 1
+		}
+		out[i].Flows++
+		out[i].add(f.Fate)
+	}
+	slices.SortFunc(out, func(x, y Segment) int { return strings.Compare(x.Upstream, y.Upstream) })
+	return out
+}
+
+// summary is the point's description.
+func (pt *point) summary() Point {
+	return Point{Name: pt.name, Packets: pt.packets, FirstTS: pt.first, LastTS: pt.last, Unchecked: pt.unchecked}
+}
+
+// sortedKeys lists the flows of both points in a fixed order.
+func sortedKeys(a, b *point) []flowKey {
+	seen := map[flowKey]bool{}
+	var ks []flowKey
+	for _, pt := range []*point{a, b} {
+		for k := range pt.flows {
+			if !seen[k] {
+				seen[k] = true
+				ks = append(ks, k)
+			}
+		}
+	}
+	slices.SortFunc(ks, func(x, y flowKey) int {
+		if c := slices.Compare(x.src[:], y.src[:]); c != 0 {
+			return c
+		}
+		if c := slices.Compare(x.dst[:], y.dst[:]); c != 0 {
+			return c
+		}
+		return cmpInt(int64(x.qp), int64(y.qp))
+	})
+	return ks
+}

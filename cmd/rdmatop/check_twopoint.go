@@ -1,0 +1,201 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/rdmatop/rdmatop/capture/twopoint"
+	"github.com/rdmatop/rdmatop/internal/termtext"
+)
+
+// checkTwoPoints compares two captures of the same traffic (check A B):
+// the verdict names the segment where packets were lost, then each way's
+// totals and each flow's fate. Exit 1 when the path between the points
+// lost, corrupted or copied packets; 2 when the captures cannot be
+// compared.
+func checkTwoPoints(cmd *cobra.Command, pathA, pathB string, asJSON bool) error {
+	r, err := twopoint.CompareFiles(pathA, pathB)
+	if err != nil {
+		return usageError{err}
+	}
+	v := verdictOf(r)
+	if asJSON {
+		err = writeJSON(cmd.OutOrStdout(), struct {
+			Verdict string `json:"verdict"`
+			*twopoint.Result
+		}{v.text, r})
+	} else {
+		err = writeTwoPoints(cmd.OutOrStdout(), r, v)
+	}
+	if err == nil && v.damage {
+		err = exitCode(exitFindings)
+	}
+	return err
+}
+
+// twoPointVerdict is what the comparison says first.
+type twoPointVerdict struct {
+	text   string
+	damage bool // the path lost, corrupted or copied packets
+}
+
+// verdictOf names the ways with damage, worst first, and what the
+// points could not tell.
+func verdictOf(r *twopoint.Result) twoPointVerdict {
+	var parts []string
+	damage := false
+	for _, s := range r.Segments {
+		bad := s.Lost + s.Corrupted
+		if bad == 0 {
+			continue
+		}
+		damage = true
+		p := fmt.Sprintf("lost between the capture at %s and the capture at %s: %s packets of %s, %s of %s sent",
+			s.Upstream, s.Downstream, count(bad), plural(qpsWith(r, s.Upstream, func(f twopoint.Fate) bool { return f.Lost+f.Corrupted > 0 }), "flow"),
+			pct(bad, s.Sent), count(s.Sent))
+		if s.Corrupted > 0 {
+			p += fmt.Sprintf(" (%s of them corrupted)", count(s.Corrupted))
+		}
+		parts = append(parts, p)
+	}
+	for _, s := range r.Segments {
+		if s.Lost+s.Corrupted == 0 {
+			parts = append(parts, fmt.Sprintf("nothing lost from %s to %s (%s packets)", s.Upstream, s.Downstream, count(s.Sent)))
+		}
+		if s.Duplicated > 0 {
+			damage = true
+			parts = append(parts, fmt.Sprintf("%s packets copied on the way from %s to %s", count(s.Duplicated), s.Upstream, s.Downstream))
+		}
+	}
+	return twoPointVerdict{text: strings.Join(parts, "; "), damage: damage}
+}
+
+// qpsWith counts the flows from upstream whose fate matches.
+func qpsWith(r *twopoint.Result, upstream string, match func(twopoint.Fate) bool) int {
+	n := 0
+	for _, f := range r.Flows {
+		if f.Upstream == upstream && match(f.Fate) {
+			n++
+		}
+	}
+	return n
+}
+
+// writeTwoPoints prints the comparison, the answer first.
+func writeTwoPoints(w io.Writer, r *twopoint.Result, v twoPointVerdict) error {
+	b := &strings.Builder{}
+	for _, p := range []twopoint.Point{r.A, r.B} {
+		fmt.Fprintf(b, "capture  %s  %s (%s RoCE packets)\n", p.Name, termtext.Sanitize(p.File), count(uint64(p.Packets)))
+	}
+	fmt.Fprintf(b, "clocks   %s\n", offsetText(r.Offset))
+	fmt.Fprintf(b, "\nverdict  %s\n", v.text)
+	b.WriteString("\nway       flows        sent   delivered      lost  corrupted  copied  reordered  CE-marked  delay p50/p99\n")
+	for _, s := range r.Segments {
+		d := segmentDelay(r, s.Upstream)
+		fmt.Fprintf(b, "%-6s %8d %11s %11s %9s %10s %7s %10s %10s  %s\n", s.Upstream+"->"+s.Downstream, s.Flows,
+			count(s.Sent), count(s.Delivered), count(s.Lost), count(s.Corrupted), count(s.Duplicated),
+			count(s.Reordered), count(s.CEMarked), d)
+	}
+	writeTwoPointNotes(b, r)
+	b.WriteString("\nflows (troubled first)\n")
+	for _, f := range troubledFirst(r.Flows) {
+		fmt.Fprintf(b, "  %s -> %s QP 0x%06x  %s->%s  sent %s  lost %s  corrupted %s  copied %s  reordered %s (by up to %d)  CE %s  delay p50 %s p99 %s\n",
+			f.Src, f.Dst, f.DestQP, f.Upstream, f.Downstream, count(f.Sent), count(f.Lost), count(f.Corrupted),
+			count(f.Duplicated), count(f.Reordered), f.MaxOvertaken, count(f.CEMarked),
+			time.Duration(f.Delay.P50), time.Duration(f.Delay.P99))
+	}
+	if v.damage {
+		b.WriteString("\ncause    the path between the two capture points: a switch queue that overflowed or a\n" +
+			"         class without PFC, a link with CRC errors; with the captures on the two hosts,\n" +
+			"         the NICs' own drops too (ethtool -S: rx_discards_phy, out_of_buffer).\n" +
+			"confirm  on each switch of the path: discards, PFC and CRC counters of its ports\n" +
+			"         (SONiC: show interfaces counters; show pfc counters; show queue counters),\n" +
+			"         and ethtool -S on both hosts.\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeTwoPointNotes says what the points could not tell.
+func writeTwoPointNotes(b *strings.Builder, r *twopoint.Result) {
+	var appeared, unknown uint64
+	for _, s := range r.Segments {
+		appeared += s.Appeared
+		unknown += s.Unknown
+	}
+	if appeared > 0 {
+		fmt.Fprintf(b, "\nincomplete: %s packets reached a downstream point that the upstream capture does not hold: it missed them (its own drops), so they are counted neither way\n", count(appeared))
+	}
+	if unknown > 0 {
+		fmt.Fprintf(b, "unknown: %s packets were sent before the other capture's first packet or after its last: lost, or not captured; not counted as lost\n", count(unknown))
+	}
+	if r.A.Unchecked+r.B.Unchecked > 0 {
+		b.WriteString("headers only: ICRCs cannot be checked (snap length), so a packet corrupted past its headers counts as delivered\n")
+	}
+	b.WriteString("not seen: loss before the upstream capture or after the downstream one (check each capture alone: rdmatop check FILE)\n")
+}
+
+// troubledFirst orders flows by their damage, then by packets.
+func troubledFirst(fs []twopoint.FlowFate) []twopoint.FlowFate {
+	out := append([]twopoint.FlowFate(nil), fs...)
+	score := func(f twopoint.FlowFate) uint64 { return f.Lost + f.Corrupted + f.Duplicated }
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && (score(out[j]) > score(out[j-1]) || score(out[j]) == score(out[j-1]) && out[j].Sent > out[j-1].Sent); j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
+
+// segmentDelay is the delay of the way's busiest flow.
+func segmentDelay(r *twopoint.Result, upstream string) string {
+	var best *twopoint.FlowFate
+	for i := range r.Flows {
+		f := &r.Flows[i]
+		if f.Upstream == upstream && (best == nil || f.Delay.Samples > best.Delay.Samples) {
+			best = f
+		}
+	}
+	if best == nil || best.Delay.Samples == 0 {
+		return "-"
+	}
+	return time.Duration(best.Delay.P50).String() + "/" + time.Duration(best.Delay.P99).String()
+}
+
+// offsetText says how B's clock stands to A's.
+func offsetText(o twopoint.Offset) string {
+	switch {
+	case !o.Known:
+		return "offset unknown (traffic one way only): the captures' clocks are taken to agree"
+	case o.Inconsistent:
+		return fmt.Sprintf("B - A = %s, inconsistent by %s: a clock stepped or drifted during the captures", time.Duration(o.NS), time.Duration(o.UncertaintyNS))
+	}
+	return fmt.Sprintf("B - A = %s ± %s (from packets seen at both points, both ways)", time.Duration(o.NS), time.Duration(o.UncertaintyNS))
+}
+
+// count writes n with thousands separators.
+func count(n uint64) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func pct(part, whole uint64) string {
+	if whole == 0 {
+		return "0 %"
+	}
+	return fmt.Sprintf("%.2g %%", 100*float64(part)/float64(whole))
+}
