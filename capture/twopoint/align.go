@@ -143,6 +143,9 @@ func align(senders map[[16]byte]*sender) (aFirst map[[16]byte]bool, off Offset) 
 			lo = max(lo, d[len(d)-1]) // B to A: offset >= tB - tA
 		}
 	}
+	if lo == minInt64 || hi == maxInt64 {
+		return aFirst, Offset{} // one side only after all
+	}
 	off = Offset{NS: lo + (hi-lo)/2, UncertaintyNS: (hi - lo) / 2, Known: true}
 	if hi < lo {
 		off.Inconsistent, off.UncertaintyNS = true, (lo-hi)/2

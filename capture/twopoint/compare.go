@@ -66,6 +66,23 @@ type Segment struct {
 // ErrNothingInCommon is returned when the captures share no packet.
 var ErrNothingInCommon = errors.New("the two captures share no RoCE packet: are they of the same traffic?")
 
+// ErrSamePoint is returned when every packet is at the same time in both
+// captures: they were taken at one point (or are one file twice).
+var ErrSamePoint = errors.New("every packet is at the same time in both captures: they were taken at one point, and show nothing of the path")
+
+// samePoint reports whether every packet seen at both points was seen at
+// the same time.
+func samePoint(senders map[[16]byte]*sender) bool {
+	for _, s := range senders {
+		for _, d := range s.diffs {
+			if d != 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // CompareFiles reads the captures at pathA and pathB and compares them.
 func CompareFiles(pathA, pathB string) (*Result, error) {
 	a, err := readPoint("A", pathA)
@@ -92,6 +109,9 @@ func compare(a, b *point) (*Result, error) {
 	senders := bothOnce(a, b)
 	if len(senders) == 0 {
 		return nil, ErrNothingInCommon
+	}
+	if samePoint(senders) {
+		return nil, ErrSamePoint
 	}
 	aFirst, off := align(senders)
 	if a.last+off.NS < b.first || b.last < a.first+off.NS {

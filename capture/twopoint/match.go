@@ -69,27 +69,22 @@ type pairing struct {
 	orphanAt []int64
 }
 
-// match pairs up's packets with down's. Copies with one signature are
-// paired in order of time, the first downstream copy within the horizon
-// of the earliest unpaired upstream one; a downstream copy with no
-// upstream one left is a duplicate when its signature was delivered
-// within the horizon before, else it appeared. downFrom and downTo are
-// the downstream capture's window on the upstream clock: packets sent
-// before it began, or too late for it to see them, are not counted.
+// match pairs up's packets with down's (align, for each signature), then
+// walks the downstream packets in the order they arrived: a paired one
+// was delivered; one left over is a copy the path made when its
+// signature was delivered within the horizon before, else it appeared.
+// downFrom and downTo are the downstream capture's window on the
+// upstream clock: packets sent outside it are unknown, not lost.
 func (p *pairing) match(downFrom, downTo int64) {
-	bySig := map[uint64][]int{} // upstream positions not yet paired, in time order
-	for i, u := range p.up {
-		bySig[u.sig] = append(bySig[u.sig], i)
-	}
 	typical := p.typicalDelay()
-	delivered := map[uint64]int64{} // signature → downstream time of its last delivery
+	upOf := p.align(typical) // upstream position of each downstream packet, -1 none
+	paired := make([]bool, len(p.up))
+	delivered := map[uint64]int64{} // signature → upstream-clock time of its last delivery
 	upAt := make([]int, 0, len(p.down))
-	for _, d := range p.down {
+	for j, d := range p.down {
 		dt := d.ts - p.off // on the upstream clock
-		q := bySig[d.sig]
-		if j := p.closest(q, dt, typical); j >= 0 {
-			i := q[j]
-			bySig[d.sig] = slices.Delete(q, j, j+1)
+		if i := upOf[j]; i >= 0 {
+			paired[i] = true
 			p.paired(i, d, dt)
 			upAt = append(upAt, i)
 			delivered[d.sig] = dt
@@ -108,36 +103,18 @@ func (p *pairing) match(downFrom, downTo int64) {
 			}
 		}
 	}
-	p.unpaired(bySig, downFrom, downTo)
+	p.unpaired(paired, downFrom, downTo)
 	p.reordering(upAt)
 }
 
-// closest picks, among the unpaired upstream copies q of a packet that
-// reached the downstream point at dt, the one it is: sent no later than
-// dt (within the offset's uncertainty) and within the horizon, with the
-// delay closest to the flow's typical one. Without IPv4 IDs a resend has
-// its original's signature; a tail drop and the resend that got through
-// differ by a retransmission timeout, a path's delays by far less.
-// -1: none.
-func (p *pairing) closest(q []int, dt, typical int64) int {
-	best, bestOff := -1, int64(maxInt64)
-	for j, i := range q {
-		u := p.up[i].ts
-		if u > dt+p.slack {
-			break // sent after it arrived
-		}
-		if dt-u > matchHorizon {
-			continue
-		}
-		d := dt - u - typical
-		if d < 0 {
-			d = -d
-		}
-		if d < bestOff {
-			best, bestOff = j, d
-		}
-	}
-	return best
+// ecnCE is the IP ECN codepoint Congestion Experienced.
+const ecnCE = 3
+
+// ecnCould reports whether a packet sent with ECN codepoint up can arrive
+// with down: unchanged, or marked CE on the way (RFC 3168: a router
+// marks an ECN-capable packet CE and never clears a mark).
+func ecnCould(up, down uint8) bool {
+	return down == up || down == ecnCE && up != 0
 }
 
 // typicalDelay is the median delay of the flow's packets whose signature
@@ -175,7 +152,7 @@ func (p *pairing) paired(i int, d pkt, dt int64) {
 		p.fate.Delivered++
 		p.delays = append(p.delays, dt-u.ts)
 	}
-	if d.ecn == 3 && u.ecn != 3 {
+	if d.ecn == ecnCE && u.ecn != ecnCE {
 		p.fate.CEMarked++
 	}
 }
@@ -183,18 +160,17 @@ func (p *pairing) paired(i int, d pkt, dt int64) {
 // unpaired counts the upstream packets left: lost when sent while the
 // downstream capture ran (from its first packet to its last), else
 // unknown. Sent is every upstream packet of the flow.
-func (p *pairing) unpaired(bySig map[uint64][]int, downFrom, downTo int64) {
-	for _, q := range bySig {
-		for _, i := range q {
-			if u := p.up[i]; u.ts >= downFrom && u.ts <= downTo {
-				p.fate.Lost++
-				p.lostAt = append(p.lostAt, u.ts)
-			} else {
-				p.fate.Unknown++
-			}
+func (p *pairing) unpaired(paired []bool, downFrom, downTo int64) {
+	for i, u := range p.up {
+		switch {
+		case paired[i]:
+		case u.ts >= downFrom && u.ts <= downTo:
+			p.fate.Lost++
+			p.lostAt = append(p.lostAt, u.ts)
+		default:
+			p.fate.Unknown++
 		}
 	}
-	slices.Sort(p.lostAt)
 	p.fate.Sent = p.fate.Delivered + p.fate.Corrupted + p.fate.Lost + p.fate.Unknown
 }
 

@@ -159,3 +159,12 @@ func TestTruncatedCapture(t *testing.T) {
 		t.Fatalf("%v, want the truncated record and its byte offset", err)
 	}
 }
+
+// One capture given twice (or two taken at one point) shows nothing of
+// a path, and says so.
+func TestSamePoint(t *testing.T) {
+	const f = "../../testdata/rxe/pcap/lossy1.pcap"
+	if _, err := CompareFiles(f, f); !errors.Is(err, ErrSamePoint) {
+		t.Fatalf("%v, want ErrSamePoint", err)
+	}
+}
