@@ -39,25 +39,20 @@ type sender struct {
 func bothOnce(a, b *point) map[[16]byte]*sender {
 	out := map[[16]byte]*sender{}
 	first := map[[16]byte]*sender{}
+	var sc scratch
 	for k, pa := range a.flows {
 		pb, ok := b.flows[k]
 		if !ok {
 			continue
 		}
-		once := add(out, k.src)
-		ta := onceBySig(pa)
-		for sig, tb := range onceBySig(pb) {
-			if t, ok := ta[sig]; ok && t >= 0 && tb >= 0 {
-				once.diffs = append(once.diffs, tb-t)
+		once, f := add(out, k.src), add(first, k.src)
+		sc.joinBySig(pa, pb, func(us, ds []int) {
+			d := pb[ds[0]].ts - pa[us[0]].ts
+			if len(us) == 1 && len(ds) == 1 {
+				once.diffs = append(once.diffs, d)
 			}
-		}
-		fa, fb := firstBySig(pa), firstBySig(pb)
-		f := add(first, k.src)
-		for sig, tb := range fb {
-			if t, ok := fa[sig]; ok {
-				f.diffs = append(f.diffs, tb-t)
-			}
-		}
+			f.diffs = append(f.diffs, d)
+		})
 	}
 	for k, s := range out {
 		if len(s.diffs) == 0 {
@@ -79,31 +74,6 @@ func add(m map[[16]byte]*sender, addr [16]byte) *sender {
 		m[addr] = s
 	}
 	return s
-}
-
-// firstBySig maps each signature of ps to the time of its first packet.
-func firstBySig(ps []pkt) map[uint64]int64 {
-	m := make(map[uint64]int64, len(ps))
-	for _, p := range ps {
-		if _, ok := m[p.sig]; !ok {
-			m[p.sig] = p.ts
-		}
-	}
-	return m
-}
-
-// onceBySig maps each signature of ps to its packet's time, or -1 when it
-// occurs more than once.
-func onceBySig(ps []pkt) map[uint64]int64 {
-	m := make(map[uint64]int64, len(ps))
-	for _, p := range ps {
-		if _, dup := m[p.sig]; dup {
-			m[p.sig] = -1
-		} else {
-			m[p.sig] = p.ts
-		}
-	}
-	return m
 }
 
 // align decides which capture is upstream for each sender (aFirst) and
@@ -144,7 +114,11 @@ func align(senders map[[16]byte]*sender) (aFirst map[[16]byte]bool, off Offset) 
 		}
 	}
 	if lo == minInt64 || hi == maxInt64 {
-		return aFirst, Offset{} // one side only after all
+		// Every sender on one side after all: as with one sender.
+		for _, m := range meds {
+			aFirst[m.addr] = m.m >= 0
+		}
+		return aFirst, Offset{}
 	}
 	off = Offset{NS: lo + (hi-lo)/2, UncertaintyNS: (hi - lo) / 2, Known: true}
 	if hi < lo {

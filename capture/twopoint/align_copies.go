@@ -23,22 +23,12 @@ const maxAlign = 1 << 16
 // align returns the upstream position of each downstream packet, -1 for
 // none.
 func (p *pairing) align(typical int64) []int {
-	upBy := map[uint64][]int{}
-	for i, u := range p.up {
-		upBy[u.sig] = append(upBy[u.sig], i)
-	}
-	downBy := map[uint64][]int{}
-	for j, d := range p.down {
-		downBy[d.sig] = append(downBy[d.sig], j)
-	}
 	upOf := make([]int, len(p.down))
 	for j := range upOf {
 		upOf[j] = -1
 	}
-	for sig, ds := range downBy {
-		us := upBy[sig]
+	p.sc.joinBySig(p.up, p.down, func(us, ds []int) {
 		switch {
-		case len(us) == 0:
 		case len(us) == 1 && len(ds) == 1:
 			if p.fits(us[0], ds[0]) {
 				upOf[ds[0]] = us[0]
@@ -49,7 +39,7 @@ func (p *pairing) align(typical int64) []int {
 			p.bestOrder(us, ds, typical, upOf)
 		}
 		p.earliest(ds, upOf)
-	}
+	})
 	return upOf
 }
 

@@ -12,13 +12,15 @@ type Result struct {
 	A      Point  `json:"a"`
 	B      Point  `json:"b"`
 	Offset Offset `json:"clock_offset"`
-	// Flows are the directions of connections seen at both points, with
-	// their fates between them; Segments the totals of each way (A to B,
-	// B to A).
+	// Flows are the directions of connections of the senders seen at both
+	// points, with their fates between them (a flow one point lacks is
+	// all lost, or all appeared); Segments the totals of each way (A to
+	// B, B to A).
 	Flows    []FlowFate `json:"flows"`
 	Segments []Segment  `json:"segments"`
-	// OneSide counts the flows only one capture holds.
-	OneSide map[string]int `json:"flows_at_one_point_only,omitempty"`
+	// OneSide counts, by the point holding them, the flows of senders no
+	// packet of which both points hold: which way they went is unknown.
+	OneSide map[string]int `json:"flows_of_unplaced_senders,omitempty"`
 }
 
 // Point is one capture as compared.
@@ -120,10 +122,14 @@ func compare(a, b *point) (*Result, error) {
 	}
 	r := &Result{A: a.summary(), B: b.summary(), Offset: off, OneSide: map[string]int{}}
 	var pairings []*pairing
-	strays := map[string][]orphan{} // packets of flows one point holds, by point
+	sc := &scratch{}
+	strays := map[string][]orphan{} // packets of unplaced flows, by the point holding them
 	for _, k := range sortedKeys(a, b) {
 		pa, pb := a.flows[k], b.flows[k]
-		if len(pa) == 0 || len(pb) == 0 {
+		if _, placed := senders[k.src]; !placed {
+			// A sender neither point shares a packet of: a source
+			// address corrupted on the way, or traffic one point
+			// alone carries.
 			at, ps, toOther := "A", pa, -off.NS // A's times on B's clock: + offset
 			if len(pb) > 0 {
 				at, ps, toOther = "B", pb, off.NS
@@ -136,11 +142,13 @@ func compare(a, b *point) (*Result, error) {
 			}
 			continue
 		}
+		// A flow one point lacks is all lost (the upstream one holds it)
+		// or all appeared (the downstream one does).
 		up, down := a, b
-		p := &pairing{up: pa, down: pb, off: off.NS, slack: off.UncertaintyNS}
+		p := &pairing{up: pa, down: pb, off: off.NS, slack: off.UncertaintyNS, sc: sc}
 		if !aFirst[k.src] {
 			up, down = b, a
-			p = &pairing{up: pb, down: pa, off: -off.NS, slack: off.UncertaintyNS}
+			p = &pairing{up: pb, down: pa, off: -off.NS, slack: off.UncertaintyNS, sc: sc}
 		}
 		p.match(down.first-p.off, down.last-p.off)
 		pairings = append(pairings, p)

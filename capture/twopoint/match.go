@@ -59,12 +59,13 @@ type pairing struct {
 	// slack lets a downstream copy be stamped a little before its
 	// upstream one: the offset is known only within its uncertainty.
 	slack  int64
+	sc     *scratch // shared by the comparison's pairings
 	fate   Fate
 	delays []int64 // one-way delays of delivered packets, ns
 	// lostAt are the upstream times of lost packets, orphanAt those of
-	// downstream packets that matched nothing and whose ICRC failed: a
-	// packet corrupted in its headers matches nothing, and is paired with
-	// a loss afterwards (Compare).
+	// downstream packets that matched nothing and whose ICRC fails or
+	// cannot be checked: a packet corrupted in its headers matches
+	// nothing, and is paired with a loss afterwards (corruptedInHeaders).
 	lostAt   []int64
 	orphanAt []int64
 }
@@ -120,13 +121,13 @@ func ecnCould(up, down uint8) bool {
 // typicalDelay is the median delay of the flow's packets whose signature
 // each point holds once, 0 when there is none.
 func (p *pairing) typicalDelay() int64 {
-	up := onceBySig(p.up)
-	var ds []int64
-	for sig, td := range onceBySig(p.down) {
-		if tu, ok := up[sig]; ok && tu >= 0 && td >= 0 {
-			ds = append(ds, td-p.off-tu)
+	ds := p.sc.delays[:0]
+	p.sc.joinBySig(p.up, p.down, func(us, dn []int) {
+		if len(us) == 1 && len(dn) == 1 {
+			ds = append(ds, p.down[dn[0]].ts-p.off-p.up[us[0]].ts)
 		}
-	}
+	})
+	p.sc.delays = ds
 	if len(ds) == 0 {
 		return 0
 	}

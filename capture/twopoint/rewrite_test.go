@@ -15,8 +15,8 @@ import (
 )
 
 // rewrite copies the capture at path into a pcap in a test directory,
-// each frame and its time passed through edit.
-func rewrite(t *testing.T, path string, edit func(data []byte, ts time.Time) time.Time) string {
+// each frame and its time passed through edit, which may drop it.
+func rewrite(t *testing.T, path string, edit func(data []byte, ts time.Time) (time.Time, bool)) string {
 	t.Helper()
 	src, err := pcapfile.Open(path)
 	if err != nil {
@@ -42,7 +42,10 @@ func rewrite(t *testing.T, path string, edit func(data []byte, ts time.Time) tim
 			t.Fatal(err)
 		}
 		data = append([]byte(nil), data...)
-		ci.Timestamp = edit(data, ci.Timestamp)
+		var keep bool
+		if ci.Timestamp, keep = edit(data, ci.Timestamp); !keep {
+			continue
+		}
 		if err := w.WritePacket(ci, data); err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +67,7 @@ func TestOffsetRecovered(t *testing.T) {
 	dir := "../../testdata/wiretruth/loss5-write"
 	const shift = 3500 * time.Millisecond
 	a := filepath.Join(dir, "veth0.pcap.gz")
-	b := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) time.Time { return ts.Add(shift) })
+	b := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) (time.Time, bool) { return ts.Add(shift), true })
 	base, err := CompareFiles(a, filepath.Join(dir, "veth1.pcap.gz"))
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +106,7 @@ func TestIDsZeroed(t *testing.T) {
 	for _, tj := range dirs {
 		dir := filepath.Dir(tj)
 		run := filepath.Base(dir)
-		zero := func(data []byte, ts time.Time) time.Time { zeroIPv4ID(data); return ts }
+		zero := func(data []byte, ts time.Time) (time.Time, bool) { zeroIPv4ID(data); return ts, true }
 		r, err := CompareFiles(rewrite(t, filepath.Join(dir, "veth0.pcap.gz"), zero), rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), zero))
 		if err != nil {
 			t.Errorf("%s: %v", run, err)
@@ -145,7 +148,7 @@ func TestUnrelatedCaptures(t *testing.T) {
 // A capture cut inside a record is damage, with the record's byte offset.
 func TestTruncatedCapture(t *testing.T) {
 	dir := "../../testdata/wiretruth/loss5-write"
-	full := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) time.Time { return ts })
+	full := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) (time.Time, bool) { return ts, true })
 	raw, err := os.ReadFile(full)
 	if err != nil {
 		t.Fatal(err)
@@ -166,5 +169,41 @@ func TestSamePoint(t *testing.T) {
 	const f = "../../testdata/rxe/pcap/lossy1.pcap"
 	if _, err := CompareFiles(f, f); !errors.Is(err, ErrSamePoint) {
 		t.Fatalf("%v, want ErrSamePoint", err)
+	}
+}
+
+// A QP whose every packet was lost on the way is a flow the downstream
+// capture lacks: all of it lost, not left out. clean-multiqp's sender
+// has four QPs; all of one's packets are taken out of B's capture.
+func TestWholeQPLost(t *testing.T) {
+	dir := "../../testdata/wiretruth/clean-multiqp"
+	var taken uint64
+	b := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(data []byte, ts time.Time) (time.Time, bool) {
+		// IPv4 from 192.168.77.1, BTH destination QP 26 (Ethernet 14,
+		// IPv4 20, UDP 8, then the BTH: the QP in its bytes 5 to 7).
+		if len(data) >= 54 && data[12] == 0x08 && data[29] == 1 && data[47] == 0 && data[48] == 0 && data[49] == 26 {
+			taken++
+			return ts, false
+		}
+		return ts, true
+	})
+	if taken == 0 {
+		t.Fatal("no packet of QP 26 in B's capture: the test tests nothing")
+	}
+	r, err := CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range r.Flows {
+		if f.Src == "192.168.77.1" && f.DestQP == 26 {
+			found = true
+			if f.Lost != f.Sent || f.Sent != taken {
+				t.Errorf("QP 26: %+v, want all %d lost", f.Fate, taken)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("QP 26 is not among the flows: %+v", r.Flows)
 	}
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,11 +104,16 @@ func writeTwoPoints(w io.Writer, r *twopoint.Result, v twoPointVerdict) error {
 	}
 	writeTwoPointNotes(b, r)
 	b.WriteString("\nflows (troubled first)\n")
-	for _, f := range troubledFirst(r.Flows) {
+	flows := troubledFirst(r.Flows)
+	more := max(0, len(flows)-flowsShown)
+	for _, f := range flows[:len(flows)-more] {
 		fmt.Fprintf(b, "  %s -> %s QP 0x%06x  %s->%s  sent %s  lost %s  corrupted %s  copied %s  reordered %s (by up to %d)  CE %s  delay p50 %s p99 %s\n",
 			f.Src, f.Dst, f.DestQP, f.Upstream, f.Downstream, count(f.Sent), count(f.Lost), count(f.Corrupted),
 			count(f.Duplicated), count(f.Reordered), f.MaxOvertaken, count(f.CEMarked),
 			time.Duration(f.Delay.P50), time.Duration(f.Delay.P99))
+	}
+	if more > 0 {
+		fmt.Fprintf(b, "  ... %s more flows (--json lists every one)\n", count(uint64(more)))
 	}
 	if v.damage {
 		b.WriteString("\ncause    the path between the two capture points: a switch queue that overflowed or a\n" +
@@ -141,15 +148,19 @@ func writeTwoPointNotes(b *strings.Builder, r *twopoint.Result) {
 
 // troubledFirst orders flows by their damage, then by packets.
 func troubledFirst(fs []twopoint.FlowFate) []twopoint.FlowFate {
-	out := append([]twopoint.FlowFate(nil), fs...)
+	out := slices.Clone(fs)
 	score := func(f twopoint.FlowFate) uint64 { return f.Lost + f.Corrupted + f.Duplicated }
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && (score(out[j]) > score(out[j-1]) || score(out[j]) == score(out[j-1]) && out[j].Sent > out[j-1].Sent); j-- {
-			out[j], out[j-1] = out[j-1], out[j]
+	slices.SortStableFunc(out, func(a, b twopoint.FlowFate) int {
+		if c := cmp.Compare(score(b), score(a)); c != 0 {
+			return c
 		}
-	}
+		return cmp.Compare(b.Sent, a.Sent)
+	})
 	return out
 }
+
+// flowsShown is how many flows the text lists; --json has every one.
+const flowsShown = 20
 
 // segmentDelay is the delay of the way's busiest flow.
 func segmentDelay(r *twopoint.Result, upstream string) string {
