@@ -88,7 +88,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 	case hf.ncclLog != "" || hf.ncclRAS != "":
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
 	case len(args) == 2 && saved.IsCaptureFile(args[0]) && saved.IsCaptureFile(args[1]):
-		return checkTwoPoints(cmd, args[0], args[1], asJSON)
+		return compareTwoPoints(cmd, args[0], args[1], asJSON, true)
 	case len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]):
 		res, err = checkSaved(cmd, args, pack)
 	default:

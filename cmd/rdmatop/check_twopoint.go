@@ -14,12 +14,12 @@ import (
 	"github.com/rdmatop/rdmatop/internal/termtext"
 )
 
-// checkTwoPoints compares two captures of the same traffic (check A B):
-// the verdict names the segment where packets were lost, then each way's
-// totals and each flow's fate. Exit 1 when the path between the points
-// lost, corrupted or copied packets; 2 when the captures cannot be
-// compared.
-func checkTwoPoints(cmd *cobra.Command, pathA, pathB string, asJSON bool) error {
+// compareTwoPoints compares two captures of the same traffic (check A B,
+// replay A B): the verdict names the segment where packets were lost,
+// then each way's totals and each flow's fate. asCheck: exit 1 when the
+// path between the points lost, corrupted or copied packets. Exit 2 when
+// the captures cannot be compared.
+func compareTwoPoints(cmd *cobra.Command, pathA, pathB string, asJSON, asCheck bool) error {
 	r, err := twopoint.CompareFiles(pathA, pathB)
 	if err != nil {
 		return usageError{err}
@@ -33,7 +33,7 @@ func checkTwoPoints(cmd *cobra.Command, pathA, pathB string, asJSON bool) error 
 	} else {
 		err = writeTwoPoints(cmd.OutOrStdout(), r, v)
 	}
-	if err == nil && v.damage {
+	if err == nil && v.damage && asCheck {
 		err = exitCode(exitFindings)
 	}
 	return err

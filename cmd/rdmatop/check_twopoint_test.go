@@ -41,3 +41,16 @@ func TestCheckTwoPoints(t *testing.T) {
 		t.Errorf("unrelated captures: exit %d, %s", code, stderr)
 	}
 }
+
+// replay A B reports the same comparison, and exits 0: a replay tells,
+// a check judges.
+func TestReplayTwoPoints(t *testing.T) {
+	const dir = "../../testdata/wiretruth/loss5-write/"
+	out, stderr, code := runCLI(t, "replay", dir+"veth0.pcap.gz", dir+"veth1.pcap.gz", "--report")
+	if code != 0 || !strings.Contains(out, "verdict  lost between the capture at A and the capture at B: 397 packets") {
+		t.Errorf("replay A B: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := runCLI(t, "replay", "a", "b", "c"); code != exitUsage || !strings.Contains(stderr, "two captures to compare") {
+		t.Errorf("replay a b c: exit %d, %s", code, stderr)
+	}
+}

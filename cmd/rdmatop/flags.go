@@ -215,6 +215,19 @@ func (o *outputFlags) check() error {
 
 // oneFile accepts exactly one file argument and says what is wanted when
 // it is missing, instead of cobra's "accepts 1 arg(s), received 0".
+// oneOrTwoFiles is oneFile, or two captures to compare.
+func oneOrTwoFiles(name string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) == 2 {
+			return nil
+		}
+		if len(args) > 2 {
+			return usageError{fmt.Errorf("%s takes one file, or two captures to compare, got %d: %s", name, len(args), strings.Join(args, " "))}
+		}
+		return oneFile(name)(cmd, args)
+	}
+}
+
 func oneFile(name string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		switch {

@@ -23,7 +23,7 @@ func newReplayCmd() *cobra.Command {
 		out outputFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "replay FILE",
+		Use:   "replay FILE | replay A B",
 		Short: "replay a capture file (pcap/pcapng, optionally gzip) or a recording, as a timeline",
 		Long: `Replay a capture or an rdmatop recording through the same pipeline as a
 live host. Every RoCEv2 (UDP 4791) and RoCEv1 (EtherType 0x8915) packet is
@@ -37,13 +37,22 @@ the incident: when the loss started, whether the CNPs came before it.
 --report prints the whole-capture summary and the findings with when they
 were first and last seen; --json the same as one JSON document, with a
 per-interval "series". A damaged file is analysed up to the damage; the
-error names the record and byte offset, and the exit status is 2.`,
-		Args: oneFile("replay"),
+error names the record and byte offset, and the exit status is 2.
+
+replay A B compares two captures of the same traffic taken at two points
+of its path and reports where each packet was lost, as check A B does
+(docs/both-ends.md), with exit status 0 whatever the path did.`,
+		Args: oneOrTwoFiles("replay"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := hf.checkTimeline(cmd); err != nil {
+			if err := out.check(); err != nil {
 				return err
 			}
-			if err := out.check(); err != nil {
+			if len(args) == 2 {
+				// Two points of one path: the comparison, as a report
+				// (the screen has no view of it yet).
+				return compareTwoPoints(cmd, args[0], args[1], out.json, false)
+			}
+			if err := hf.checkTimeline(cmd); err != nil {
 				return err
 			}
 			screen := !out.json && !out.report && isTerminal(cmd.OutOrStdout())
