@@ -54,6 +54,9 @@ func loadTruth(t *testing.T, dir string) []truthFlow {
 // (internal/wiretruth) from the whole frames, matching packets by all
 // their bytes. The committed captures keep 128 bytes a frame.
 func TestCampaignAgreesWithTheTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every campaign run: in the full pass (the package has no goroutines for -race to watch)")
+	}
 	dirs, _ := filepath.Glob("../../testdata/wiretruth/*/truth.json.gz")
 	if len(dirs) < 40 {
 		t.Fatalf("%d runs in testdata/wiretruth", len(dirs))
