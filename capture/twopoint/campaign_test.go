@@ -65,7 +65,7 @@ func TestCampaignAgreesWithTheTruth(t *testing.T) {
 	for _, tj := range dirs {
 		dir := filepath.Dir(tj)
 		run := filepath.Base(dir)
-		r, err := CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), filepath.Join(dir, "veth1.pcap.gz"))
+		r, err := CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), filepath.Join(dir, "veth1.pcap.gz"), Options{})
 		if err != nil {
 			t.Errorf("%s: %v", run, err)
 			continue

@@ -85,8 +85,20 @@ func samePoint(senders map[[16]byte]*sender) bool {
 	return true
 }
 
+// Options tune a comparison; the zero value works everything out.
+type Options struct {
+	// Upstream, "A" or "B", says which capture every sender's packets pass
+	// first, instead of working it out: for traffic one way only, where
+	// nothing bounds the clock offset from the other side and the sides
+	// are otherwise taken from the captures' clocks agreeing.
+	Upstream string
+}
+
 // CompareFiles reads the captures at pathA and pathB and compares them.
-func CompareFiles(pathA, pathB string) (*Result, error) {
+func CompareFiles(pathA, pathB string, opts Options) (*Result, error) {
+	if opts.Upstream != "" && opts.Upstream != "A" && opts.Upstream != "B" {
+		return nil, fmt.Errorf("upstream %q: A or B", opts.Upstream)
+	}
 	a, err := readPoint("A", pathA)
 	if err != nil {
 		return nil, err
@@ -95,7 +107,7 @@ func CompareFiles(pathA, pathB string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := compare(a, b)
+	r, err := compare(a, b, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +116,7 @@ func CompareFiles(pathA, pathB string) (*Result, error) {
 }
 
 // compare compares two points.
-func compare(a, b *point) (*Result, error) {
+func compare(a, b *point, opts Options) (*Result, error) {
 	if a.packets == 0 || b.packets == 0 {
 		return nil, fmt.Errorf("%w (A holds %d, B %d)", ErrNothingInCommon, a.packets, b.packets)
 	}
@@ -116,6 +128,14 @@ func compare(a, b *point) (*Result, error) {
 		return nil, ErrSamePoint
 	}
 	aFirst, off := align(senders)
+	if opts.Upstream != "" {
+		// As the user says: every sender on one side, the offset unknown
+		// (one way only bounds it from one side).
+		for s := range senders {
+			aFirst[s] = opts.Upstream == "A"
+		}
+		off = Offset{}
+	}
 	if a.last+off.NS < b.first || b.last < a.first+off.NS {
 		return nil, fmt.Errorf("the captures do not overlap in time: A from %d to %d ns, B from %d to %d ns on A's clock",
 			a.first, a.last, b.first-off.NS, b.last-off.NS)

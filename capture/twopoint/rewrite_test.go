@@ -68,11 +68,11 @@ func TestOffsetRecovered(t *testing.T) {
 	const shift = 3500 * time.Millisecond
 	a := filepath.Join(dir, "veth0.pcap.gz")
 	b := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) (time.Time, bool) { return ts.Add(shift), true })
-	base, err := CompareFiles(a, filepath.Join(dir, "veth1.pcap.gz"))
+	base, err := CompareFiles(a, filepath.Join(dir, "veth1.pcap.gz"), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := CompareFiles(a, b)
+	got, err := CompareFiles(a, b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestIDsZeroed(t *testing.T) {
 		dir := filepath.Dir(tj)
 		run := filepath.Base(dir)
 		zero := func(data []byte, ts time.Time) (time.Time, bool) { zeroIPv4ID(data); return ts, true }
-		r, err := CompareFiles(rewrite(t, filepath.Join(dir, "veth0.pcap.gz"), zero), rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), zero))
+		r, err := CompareFiles(rewrite(t, filepath.Join(dir, "veth0.pcap.gz"), zero), rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), zero), Options{})
 		if err != nil {
 			t.Errorf("%s: %v", run, err)
 			continue
@@ -142,7 +142,7 @@ func near(got, want uint64) bool {
 
 // Captures of different traffic are said to be, not compared.
 func TestUnrelatedCaptures(t *testing.T) {
-	_, err := CompareFiles("../../testdata/wiretruth/loss5-write/veth0.pcap.gz", "../../testdata/wiretruth/dup5-send/veth1.pcap.gz")
+	_, err := CompareFiles("../../testdata/wiretruth/loss5-write/veth0.pcap.gz", "../../testdata/wiretruth/dup5-send/veth1.pcap.gz", Options{})
 	if !errors.Is(err, ErrNothingInCommon) {
 		t.Fatalf("%v, want ErrNothingInCommon", err)
 	}
@@ -160,7 +160,7 @@ func TestTruncatedCapture(t *testing.T) {
 	if err := os.WriteFile(cut, raw[:len(raw)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), cut)
+	_, err = CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), cut, Options{})
 	if !errors.Is(err, pcapfile.ErrTruncated) || !strings.Contains(err.Error(), "byte offset") {
 		t.Fatalf("%v, want the truncated record and its byte offset", err)
 	}
@@ -170,7 +170,7 @@ func TestTruncatedCapture(t *testing.T) {
 // a path, and says so.
 func TestSamePoint(t *testing.T) {
 	const f = "../../testdata/rxe/pcap/lossy1.pcap"
-	if _, err := CompareFiles(f, f); !errors.Is(err, ErrSamePoint) {
+	if _, err := CompareFiles(f, f, Options{}); !errors.Is(err, ErrSamePoint) {
 		t.Fatalf("%v, want ErrSamePoint", err)
 	}
 }
@@ -193,7 +193,7 @@ func TestWholeQPLost(t *testing.T) {
 	if taken == 0 {
 		t.Fatal("no packet of QP 26 in B's capture: the test tests nothing")
 	}
-	r, err := CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), b)
+	r, err := CompareFiles(filepath.Join(dir, "veth0.pcap.gz"), b, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,5 +208,32 @@ func TestWholeQPLost(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("QP 26 is not among the flows: %+v", r.Flows)
+	}
+}
+
+// Traffic one way only (B's answers taken out of both captures): the
+// offset is unknown, the side comes from the clocks agreeing, and
+// Upstream says it outright; a wrong Upstream is the user's, and shows.
+func TestUpstreamOneWay(t *testing.T) {
+	dir := "../../testdata/wiretruth/loss5-write"
+	// IPv4 source 192.168.77.2 (untagged Ethernet): B's side, dropped.
+	fromA := func(data []byte, ts time.Time) (time.Time, bool) { return ts, !(len(data) > 29 && data[29] == 2) }
+	a, b := rewrite(t, filepath.Join(dir, "veth0.pcap.gz"), fromA), rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), fromA)
+	for _, c := range []struct {
+		upstream  string
+		side      string
+		delivered uint64 // a wrong side delivers nothing: every packet came too early
+	}{{"", "A", 7578}, {"A", "A", 7578}, {"B", "B", 0}} {
+		r, err := CompareFiles(a, b, Options{Upstream: c.upstream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Offset.Known || len(r.Segments) != 1 || r.Segments[0].Upstream != c.side || r.Segments[0].Delivered != c.delivered ||
+			c.side == "A" && r.Segments[0].Lost != 397 {
+			t.Errorf("upstream %q: offset %+v, segments %+v; want %s upstream, %d delivered", c.upstream, r.Offset, r.Segments, c.side, c.delivered)
+		}
+	}
+	if _, err := CompareFiles(a, b, Options{Upstream: "C"}); err == nil {
+		t.Error("upstream C: no error")
 	}
 }

@@ -17,10 +17,11 @@ import (
 
 func newCheckCmd() *cobra.Command {
 	var (
-		hf      hostFlags
-		wf      wireFlags
-		asJSON  bool
-		oneLine bool
+		hf       hostFlags
+		wf       wireFlags
+		asJSON   bool
+		oneLine  bool
+		upstream string
 	)
 	cmd := &cobra.Command{
 		Use:   "check [PATH...]",
@@ -58,7 +59,7 @@ checked. rdmatop never runs the confirm or fix commands it prints.`,
 				// Two formats asked for: neither is guessed.
 				err = usageError{errors.New("--oneline and --json are exclusive: --oneline prints one line of text")}
 			} else {
-				err = runCheck(cmd, args, &hf, &wf, asJSON, oneLine)
+				err = runCheck(cmd, args, &hf, &wf, upstream, asJSON, oneLine)
 			}
 			var ec exitCode
 			if oneLine && err != nil && !errors.As(err, &ec) {
@@ -72,11 +73,13 @@ checked. rdmatop never runs the confirm or fix commands it prints.`,
 	hf.register(cmd)
 	wf.registerLive(cmd, true)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the findings as JSON")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "with two captures (check A B): A or B, the one every packet passes first, when the traffic goes one way only (otherwise worked out from the packets)")
+	completeNames(cmd, "upstream", fixedNames("A", "B"))
 	cmd.Flags().BoolVar(&oneLine, "oneline", false, "print one line (OK, or the top finding; UNKNOWN on bad input) for node-problem-detector and cron; not with --json")
 	return cmd
 }
 
-func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, asJSON, oneLine bool) error {
+func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, upstream string, asJSON, oneLine bool) error {
 	pack, err := hf.pack()
 	if err != nil {
 		return err
@@ -87,8 +90,10 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, a
 		res, err = checkLive(cmd, hf, wf, pack)
 	case hf.ncclLog != "" || hf.ncclRAS != "":
 		return usageError{errors.New("--nccl-log and --nccl-ras look at a running job on this host; to check a saved log, give it as a FILE")}
+	case upstream != "" && len(args) != 2:
+		return usageError{errors.New("--upstream says which of two captures (check A B) is upstream")}
 	case len(args) == 2 && saved.IsCaptureFile(args[0]) && saved.IsCaptureFile(args[1]):
-		return compareTwoPoints(cmd, args[0], args[1], asJSON, true)
+		return compareTwoPoints(cmd, args[0], args[1], upstream, asJSON, true)
 	case len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]):
 		res, err = checkSaved(cmd, args, pack)
 	default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -19,8 +20,8 @@ import (
 // then each way's totals and each flow's fate. asCheck: exit 1 when the
 // path between the points lost, corrupted or copied packets. Exit 2 when
 // the captures cannot be compared.
-func compareTwoPoints(cmd *cobra.Command, pathA, pathB string, asJSON, asCheck bool) error {
-	r, err := twopoint.CompareFiles(pathA, pathB)
+func compareTwoPoints(cmd *cobra.Command, pathA, pathB, upstream string, asJSON, asCheck bool) error {
+	r, err := twopoint.CompareFiles(pathA, pathB, twopoint.Options{Upstream: upstream})
 	if err != nil {
 		return usageError{err}
 	}
@@ -201,12 +202,18 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return count(uint64(n)) + " " + what + "s"
 }
 
+// pct writes part of whole as a percentage a person reads: two
+// significant digits below 10 %, whole percents above.
 func pct(part, whole uint64) string {
 	if whole == 0 {
 		return "0 %"
 	}
-	return fmt.Sprintf("%.2g %%", 100*float64(part)/float64(whole))
+	p := 100 * float64(part) / float64(whole)
+	if p >= 10 {
+		return fmt.Sprintf("%.0f %%", p)
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64) + " %"
 }

@@ -18,9 +18,10 @@ import (
 
 func newReplayCmd() *cobra.Command {
 	var (
-		hf  hostFlags // --interval and --rules only
-		wf  wireFlags
-		out outputFlags
+		hf       hostFlags // --interval and --rules only
+		wf       wireFlags
+		out      outputFlags
+		upstream string
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE | replay A B",
@@ -50,7 +51,7 @@ of its path and reports where each packet was lost, as check A B does
 			if len(args) == 2 {
 				// Two points of one path: the comparison, as a report
 				// (the screen has no view of it yet).
-				return compareTwoPoints(cmd, args[0], args[1], out.json, false)
+				return compareTwoPoints(cmd, args[0], args[1], upstream, out.json, false)
 			}
 			if err := hf.checkTimeline(cmd); err != nil {
 				return err
@@ -93,6 +94,8 @@ of its path and reports where each packet was lost, as check A B does
 	cmd.Flags().StringVar(&hf.rules, "rules", "", "directory of extra rule files (*.yaml); same ids override built-in rules")
 	wf.registerAnalysis(cmd)
 	out.register(cmd, "the analysis")
+	cmd.Flags().StringVar(&upstream, "upstream", "", "with two captures (replay A B): A or B, the one every packet passes first, when the traffic goes one way only")
+	completeNames(cmd, "upstream", fixedNames("A", "B"))
 	return cmd
 }
 
