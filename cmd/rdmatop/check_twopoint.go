@@ -105,27 +105,46 @@ func writeTwoPoints(w io.Writer, r *twopoint.Result, v twoPointVerdict) error {
 	}
 	writeTwoPointNotes(b, r)
 	b.WriteString("\nflows (troubled first)\n")
-	flows := troubledFirst(r.Flows)
+	// A flow that holds nothing of its own (its packets were another
+	// flow's, corrupted in their headers on the way) is left to --json.
+	flows := slices.DeleteFunc(troubledFirst(r.Flows), func(f twopoint.FlowFate) bool { return f.Sent+f.Appeared+f.Duplicated == 0 })
 	more := max(0, len(flows)-flowsShown)
 	for _, f := range flows[:len(flows)-more] {
-		fmt.Fprintf(b, "  %s -> %s QP 0x%06x  %s->%s  sent %s  lost %s  corrupted %s  copied %s  reordered %s (by up to %d)  CE %s  delay p50 %s p99 %s\n",
-			f.Src, f.Dst, f.DestQP, f.Upstream, f.Downstream, count(f.Sent), count(f.Lost), count(f.Corrupted),
-			count(f.Duplicated), count(f.Reordered), f.MaxOvertaken, count(f.CEMarked),
-			time.Duration(f.Delay.P50), time.Duration(f.Delay.P99))
+		fmt.Fprintf(b, "  %s -> %s QP 0x%06x  %s->%s  %s\n", f.Src, f.Dst, f.DestQP, f.Upstream, f.Downstream, fateText(f))
 	}
 	if more > 0 {
 		fmt.Fprintf(b, "  ... %s more flows (--json lists every one)\n", count(uint64(more)))
 	}
 	if v.damage {
-		b.WriteString("\ncause    the path between the two capture points: a switch queue that overflowed or a\n" +
-			"         class without PFC, a link with CRC errors; with the captures on the two hosts,\n" +
-			"         the NICs' own drops too (ethtool -S: rx_discards_phy, out_of_buffer).\n" +
-			"confirm  on each switch of the path: discards, PFC and CRC counters of its ports\n" +
-			"         (SONiC: show interfaces counters; show pfc counters; show queue counters),\n" +
-			"         and ethtool -S on both hosts.\n")
+		b.WriteString("\n" + causeText(r))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// causeText says what, between the two points, does what the ways show:
+// flipped bits first when corruption is most of the damage.
+func causeText(r *twopoint.Result) string {
+	var lost, corrupted, copied uint64
+	for _, s := range r.Segments {
+		lost, corrupted, copied = lost+s.Lost, corrupted+s.Corrupted, copied+s.Duplicated
+	}
+	cause := "cause    the path between the two capture points: a switch queue that overflowed or a\n" +
+		"         class without PFC, a link with CRC errors; with the captures on the two hosts,\n" +
+		"         the NICs' own drops too (ethtool -S: rx_discards_phy, out_of_buffer).\n"
+	if corrupted > lost {
+		cause = "cause    bits flipped between the two capture points: a link with CRC (FCS) or symbol\n" +
+			"         errors, a bad optic or cable; the receiving NIC drops such packets, so to the\n" +
+			"         transport they are lost.\n"
+	}
+	if copied > lost+corrupted {
+		cause = "cause    the path between the two capture points copies packets: a mirror or tap that\n" +
+			"         forwards as well, a loop, or a link-layer retransmission; the receiver sees\n" +
+			"         duplicates (repeated ACKs, duplicate requests).\n"
+	}
+	return cause + "confirm  on each switch of the path: discards, PFC and CRC counters of its ports\n" +
+		"         (SONiC: show interfaces counters; show pfc counters; show queue counters),\n" +
+		"         and ethtool -S on both hosts.\n"
 }
 
 // writeTwoPointNotes says what the points could not tell.
@@ -160,6 +179,42 @@ func troubledFirst(fs []twopoint.FlowFate) []twopoint.FlowFate {
 	return out
 }
 
+// fateText is a flow's fate in words: what it sent and what became of
+// it, the counts that are not zero.
+func fateText(f twopoint.FlowFate) string {
+	parts := []string{"sent " + count(f.Sent)}
+	add := func(n uint64, what string) {
+		if n > 0 {
+			parts = append(parts, what+" "+count(n))
+		}
+	}
+	add(f.Lost, "lost")
+	add(f.Corrupted, "corrupted")
+	add(f.Duplicated, "copied")
+	if f.Reordered > 0 {
+		parts = append(parts, fmt.Sprintf("reordered %s (by up to %d)", count(f.Reordered), f.MaxOvertaken))
+	}
+	add(f.CEMarked, "CE-marked")
+	add(f.Unknown, "unknown")
+	add(f.Appeared, "appeared (not in "+f.Upstream+"'s capture)")
+	if f.Delay.Samples > 0 {
+		parts = append(parts, "delay p50 "+short(f.Delay.P50)+" p99 "+short(f.Delay.P99))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// short writes a delay with three significant digits: 21.5µs, 23.6ms.
+func short(ns int64) string {
+	d := time.Duration(ns)
+	for _, unit := range []time.Duration{time.Nanosecond, 10 * time.Nanosecond, 100 * time.Nanosecond,
+		time.Microsecond, 10 * time.Microsecond, 100 * time.Microsecond, time.Millisecond, 10 * time.Millisecond} {
+		if d < unit*1000 {
+			return d.Round(unit).String()
+		}
+	}
+	return d.Round(100 * time.Millisecond).String()
+}
+
 // flowsShown is how many flows the text lists; --json has every one.
 const flowsShown = 20
 
@@ -175,7 +230,7 @@ func segmentDelay(r *twopoint.Result, upstream string) string {
 	if best == nil || best.Delay.Samples == 0 {
 		return "-"
 	}
-	return time.Duration(best.Delay.P50).String() + "/" + time.Duration(best.Delay.P99).String()
+	return short(best.Delay.P50) + "/" + short(best.Delay.P99)
 }
 
 // offsetText says how B's clock stands to A's.

@@ -54,3 +54,12 @@ func TestReplayTwoPoints(t *testing.T) {
 		t.Errorf("replay a b c: exit %d, %s", code, stderr)
 	}
 }
+
+// Delays are written with three significant digits.
+func TestShortDelay(t *testing.T) {
+	for ns, want := range map[int64]string{950: "950ns", 21_500: "21.5µs", 23_572_500: "23.6ms", 2_777_500: "2.78ms", 29_024_500: "29ms", 1_234_567_890: "1.23s"} {
+		if got := short(ns); got != want {
+			t.Errorf("short(%d) = %q, want %q", ns, got, want)
+		}
+	}
+}
