@@ -26,6 +26,12 @@ type truthFlow struct {
 	Reordered    uint64 `json:"reordered"`
 	MaxOvertaken uint64 `json:"max_overtaken"`
 	CEMarked     uint64 `json:"ce_marked"`
+	Resent       uint64 `json:"resent"`
+	Episodes     struct {
+		NAK   uint64 `json:"nak"`
+		RNR   uint64 `json:"rnr"`
+		Timer uint64 `json:"timer"`
+	} `json:"resend_episodes"`
 }
 
 func loadTruth(t *testing.T, dir string) []truthFlow {
@@ -62,6 +68,7 @@ func TestCampaignAgreesWithTheTruth(t *testing.T) {
 		t.Fatalf("%d runs in testdata/wiretruth", len(dirs))
 	}
 	var bad []string
+	var resent, resentTruth uint64
 	for _, tj := range dirs {
 		dir := filepath.Dir(tj)
 		run := filepath.Base(dir)
@@ -81,6 +88,10 @@ func TestCampaignAgreesWithTheTruth(t *testing.T) {
 			if got == nil {
 				bad = append(bad, fmt.Sprintf("%s %s->%s qp %d: not compared", run, tf.Src, tf.Dst, tf.DstQP))
 				continue
+			}
+			if got.Sender != nil {
+				resent += got.Sender.Resent
+				resentTruth += tf.Resent
 			}
 			up := map[string]string{"veth0": "A", "veth1": "B"}[tf.Upstream]
 			want := Fate{Sent: tf.Sent, Delivered: tf.Delivered, Lost: tf.Lost, Corrupted: tf.Corrupted, Duplicated: tf.Duplicated,
@@ -105,5 +116,12 @@ func TestCampaignAgreesWithTheTruth(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("%d flows differ from the truth:\n%s", len(bad), strings.Join(bad, "\n"))
+	}
+	// What the senders did comes from each capture's own analysis: the
+	// packets they sent again, against the truth's count of sendings of
+	// the same bytes.
+	t.Logf("senders resent %d packets, the truth %d", resent, resentTruth)
+	if resentTruth == 0 || !near(resent, resentTruth) {
+		t.Errorf("senders resent %d packets, the truth %d", resent, resentTruth)
 	}
 }

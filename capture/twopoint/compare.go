@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/rdmatop/rdmatop/capture"
 )
 
 // Result is the comparison of two captures.
@@ -44,6 +47,10 @@ type FlowFate struct {
 	Downstream string `json:"downstream"`
 	Fate
 	Delay Delay `json:"delay_ns"`
+	// Sender is what the sender did, as its upstream capture shows;
+	// absent when that capture's analysis evicted the flow (its table
+	// holds the 65,536 most recent).
+	Sender *Sender `json:"sender,omitempty"`
 }
 
 // Delay is the one-way delay of a flow's delivered packets between the
@@ -99,19 +106,37 @@ func CompareFiles(pathA, pathB string, opts Options) (*Result, error) {
 	if opts.Upstream != "" && opts.Upstream != "A" && opts.Upstream != "B" {
 		return nil, fmt.Errorf("upstream %q: A or B", opts.Upstream)
 	}
-	a, err := readPoint("A", pathA)
+	// Each file is read twice: into packets to match (both at once, one
+	// goroutine each), then, once those are let go, through the capture
+	// analysis for what each sender did.
+	var (
+		pts  [2]*point
+		errs [2]error
+		wg   sync.WaitGroup
+	)
+	for i, path := range []string{pathA, pathB} {
+		wg.Go(func() { pts[i], errs[i] = readPoint(string(rune('A'+i)), path) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs[:]...); err != nil {
+		return nil, err // names the file, the record and its byte offset
+	}
+	r, err := compare(pts[0], pts[1], opts)
 	if err != nil {
 		return nil, err
 	}
-	b, err := readPoint("B", pathB)
-	if err != nil {
-		return nil, err
-	}
-	r, err := compare(a, b, opts)
-	if err != nil {
-		return nil, err
-	}
+	pts = [2]*point{}
 	r.A.File, r.B.File = pathA, pathB
+	var sums [2]*capture.Summary
+	for i, path := range []string{pathA, pathB} {
+		// One at a time: each holds a flow table of up to 65,536 flows.
+		sums[i], _ = capture.AnalyzeFile(path, senderConfig) // read once already
+	}
+	by := map[string]map[summaryKey]*Sender{"A": senders(sums[0]), "B": senders(sums[1])}
+	for i := range r.Flows {
+		f := &r.Flows[i]
+		f.Sender = by[f.Upstream][summaryKey{f.Src, f.Dst, f.DestQP}]
+	}
 	return r, nil
 }
 

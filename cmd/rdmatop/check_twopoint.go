@@ -200,6 +200,10 @@ func fateText(f twopoint.FlowFate) string {
 	if f.Delay.Samples > 0 {
 		parts = append(parts, "delay p50 "+short(f.Delay.P50)+" p99 "+short(f.Delay.P99))
 	}
+	if s := f.Sender; s != nil && s.Resent+s.NAKs+s.RNRNAKs > 0 {
+		parts = append(parts, fmt.Sprintf("| sender resent %s in %s go-back-N (%s on its timer), got %s NAKs, %s RNR NAKs",
+			count(s.Resent), count(s.Episodes), count(s.TimerEpisodes), count(s.NAKs), count(s.RNRNAKs)))
+	}
 	return strings.Join(parts, "  ")
 }
 
