@@ -160,6 +160,10 @@ func writeTwoPointNotes(b *strings.Builder, r *twopoint.Result) {
 	if unknown > 0 {
 		fmt.Fprintf(b, "unknown: %s packets were sent before the other capture's first packet or after its last: lost, or not captured; not counted as lost\n", count(unknown))
 	}
+	if n := r.OneSide["A"] + r.OneSide["B"]; n > 0 {
+		fmt.Fprintf(b, "not compared: %s flows of senders no packet of which both captures hold (A %d, B %d): a source address corrupted on the way, or traffic one point alone carries\n",
+			count(uint64(n)), r.OneSide["A"], r.OneSide["B"])
+	}
 	if r.A.Unchecked+r.B.Unchecked > 0 {
 		b.WriteString("headers only: ICRCs cannot be checked (snap length), so a packet corrupted past its headers counts as delivered\n")
 	}
