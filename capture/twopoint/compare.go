@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rdmatop/rdmatop/capture"
 )
@@ -147,7 +148,10 @@ func compare(a, b *point, opts Options) (*Result, error) {
 	}
 	senders := bothOnce(a, b)
 	if len(senders) == 0 {
-		return nil, ErrNothingInCommon
+		// Said with each capture's span: captures of one connection
+		// taken at different times share no packet either.
+		return nil, fmt.Errorf("%w (A from %s to %s, B from %s to %s, each on its own clock)", ErrNothingInCommon,
+			stamp(a.first), stamp(a.last), stamp(b.first), stamp(b.last))
 	}
 	if samePoint(senders) {
 		return nil, ErrSamePoint
@@ -309,4 +313,9 @@ func sortedKeys(a, b *point) []flowKey {
 		return cmpInt(int64(x.qp), int64(y.qp))
 	})
 	return ks
+}
+
+// stamp writes a capture time for messages.
+func stamp(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02 15:04:05.000000")
 }

@@ -237,3 +237,28 @@ func TestUpstreamOneWay(t *testing.T) {
 		t.Error("upstream C: no error")
 	}
 }
+
+// Captures of one connection taken at different times share no packet:
+// said, with each capture's span.
+func TestWindowsApart(t *testing.T) {
+	dir := "../../testdata/wiretruth/loss5-write"
+	var mid time.Time
+	src, err := pcapfile.Open(filepath.Join(dir, "veth0.pcap.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 4000; i++ {
+		_, ci, _, err := src.ReadPacket()
+		if err != nil {
+			t.Fatal(err)
+		}
+		mid = ci.Timestamp
+	}
+	src.Close()
+	a := rewrite(t, filepath.Join(dir, "veth0.pcap.gz"), func(_ []byte, ts time.Time) (time.Time, bool) { return ts, !ts.After(mid) })
+	b := rewrite(t, filepath.Join(dir, "veth1.pcap.gz"), func(_ []byte, ts time.Time) (time.Time, bool) { return ts, ts.After(mid.Add(100 * time.Millisecond)) })
+	_, err = CompareFiles(a, b, Options{})
+	if !errors.Is(err, ErrNothingInCommon) || !strings.Contains(err.Error(), "A from ") || !strings.Contains(err.Error(), ", B from ") {
+		t.Fatalf("%v, want ErrNothingInCommon with both spans", err)
+	}
+}
