@@ -13,9 +13,12 @@ import (
 
 // Result is the comparison of two captures.
 type Result struct {
-	A      Point  `json:"a"`
-	B      Point  `json:"b"`
-	Offset Offset `json:"clock_offset"`
+	// Verdict is what the comparison says first: where packets were
+	// lost, of how many flows, and the ways that lost nothing.
+	Verdict string `json:"verdict"`
+	A       Point  `json:"a"`
+	B       Point  `json:"b"`
+	Offset  Offset `json:"clock_offset"`
 	// Flows are the directions of connections of the senders seen at both
 	// points, with their fates between them (a flow one point lacks is
 	// all lost, or all appeared); Segments the totals of each way (A to
@@ -213,6 +216,7 @@ func compare(a, b *point, opts Options) (*Result, error) {
 		r.Flows[i].Delay = delayOf(p.delays)
 	}
 	r.Segments = segments(r.Flows)
+	r.Verdict = r.verdict()
 	if len(r.OneSide) == 0 {
 		r.OneSide = nil
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,83 +24,31 @@ func compareTwoPoints(cmd *cobra.Command, pathA, pathB, upstream string, asJSON,
 	if err != nil {
 		return usageError{err}
 	}
-	v := verdictOf(r)
 	if asJSON {
-		err = writeJSON(cmd.OutOrStdout(), struct {
-			Verdict string `json:"verdict"`
-			*twopoint.Result
-		}{v.text, r})
+		err = writeJSON(cmd.OutOrStdout(), r)
 	} else {
-		err = writeTwoPoints(cmd.OutOrStdout(), r, v)
+		err = writeTwoPoints(cmd.OutOrStdout(), r)
 	}
-	if err == nil && v.damage && asCheck {
+	if err == nil && r.Damage() && asCheck {
 		err = exitCode(exitFindings)
 	}
 	return err
 }
 
-// twoPointVerdict is what the comparison says first.
-type twoPointVerdict struct {
-	text   string
-	damage bool // the path lost, corrupted or copied packets
-}
-
-// verdictOf names the ways with damage, worst first, and what the
-// points could not tell.
-func verdictOf(r *twopoint.Result) twoPointVerdict {
-	var parts []string
-	damage := false
-	for _, s := range r.Segments {
-		bad := s.Lost + s.Corrupted
-		if bad == 0 {
-			continue
-		}
-		damage = true
-		p := fmt.Sprintf("lost between the capture at %s and the capture at %s: %s packets of %s, %s of %s sent",
-			s.Upstream, s.Downstream, count(bad), plural(qpsWith(r, s.Upstream, func(f twopoint.Fate) bool { return f.Lost+f.Corrupted > 0 }), "flow"),
-			pct(bad, s.Sent), count(s.Sent))
-		if s.Corrupted > 0 {
-			p += fmt.Sprintf(" (%s of them corrupted)", count(s.Corrupted))
-		}
-		parts = append(parts, p)
-	}
-	for _, s := range r.Segments {
-		if s.Lost+s.Corrupted == 0 {
-			parts = append(parts, fmt.Sprintf("nothing lost from %s to %s (%s packets)", s.Upstream, s.Downstream, count(s.Sent)))
-		}
-		if s.Duplicated > 0 {
-			damage = true
-			parts = append(parts, fmt.Sprintf("%s packets copied on the way from %s to %s", count(s.Duplicated), s.Upstream, s.Downstream))
-		}
-	}
-	return twoPointVerdict{text: strings.Join(parts, "; "), damage: damage}
-}
-
-// qpsWith counts the flows from upstream whose fate matches.
-func qpsWith(r *twopoint.Result, upstream string, match func(twopoint.Fate) bool) int {
-	n := 0
-	for _, f := range r.Flows {
-		if f.Upstream == upstream && match(f.Fate) {
-			n++
-		}
-	}
-	return n
-}
-
 // writeTwoPoints prints the comparison, the answer first.
-func writeTwoPoints(w io.Writer, r *twopoint.Result, v twoPointVerdict) error {
+func writeTwoPoints(w io.Writer, r *twopoint.Result) error {
 	b := &strings.Builder{}
 	for _, p := range []twopoint.Point{r.A, r.B} {
-		fmt.Fprintf(b, "capture  %s  %s (%s RoCE packets)\n", p.Name, termtext.Sanitize(p.File), count(uint64(p.Packets)))
+		fmt.Fprintf(b, "capture  %s  %s (%s RoCE packets)\n", p.Name, termtext.Sanitize(p.File), twopoint.Count(uint64(p.Packets)))
 	}
 	fmt.Fprintf(b, "clocks   %s\n", offsetText(r.Offset))
-	fmt.Fprintf(b, "\nverdict  %s\n", v.text)
+	fmt.Fprintf(b, "\nverdict  %s\n", r.Verdict)
 	b.WriteString("\nway       flows        sent   delivered      lost  corrupted  copied  reordered  CE-marked  delay p50/p99\n")
 	for _, s := range r.Segments {
 		d := segmentDelay(r, s.Upstream)
 		fmt.Fprintf(b, "%-6s %8d %11s %11s %9s %10s %7s %10s %10s  %s\n", s.Upstream+"->"+s.Downstream, s.Flows,
-			count(s.Sent), count(s.Delivered), count(s.Lost), count(s.Corrupted), count(s.Duplicated),
-			count(s.Reordered), count(s.CEMarked), d)
+			twopoint.Count(s.Sent), twopoint.Count(s.Delivered), twopoint.Count(s.Lost), twopoint.Count(s.Corrupted), twopoint.Count(s.Duplicated),
+			twopoint.Count(s.Reordered), twopoint.Count(s.CEMarked), d)
 	}
 	writeTwoPointNotes(b, r)
 	b.WriteString("\nflows (troubled first)\n")
@@ -113,9 +60,9 @@ func writeTwoPoints(w io.Writer, r *twopoint.Result, v twoPointVerdict) error {
 		fmt.Fprintf(b, "  %s -> %s QP 0x%06x  %s->%s  %s\n", f.Src, f.Dst, f.DestQP, f.Upstream, f.Downstream, fateText(f))
 	}
 	if more > 0 {
-		fmt.Fprintf(b, "  ... %s more flows (--json lists every one)\n", count(uint64(more)))
+		fmt.Fprintf(b, "  ... %s more flows (--json lists every one)\n", twopoint.Count(uint64(more)))
 	}
-	if v.damage {
+	if r.Damage() {
 		b.WriteString("\n" + causeText(r))
 	}
 	_, err := io.WriteString(w, b.String())
@@ -155,14 +102,14 @@ func writeTwoPointNotes(b *strings.Builder, r *twopoint.Result) {
 		unknown += s.Unknown
 	}
 	if appeared > 0 {
-		fmt.Fprintf(b, "\nincomplete: %s packets reached a downstream point that the upstream capture does not hold: it missed them (its own drops), so they are counted neither way\n", count(appeared))
+		fmt.Fprintf(b, "\nincomplete: %s packets reached a downstream point that the upstream capture does not hold: it missed them (its own drops), so they are counted neither way\n", twopoint.Count(appeared))
 	}
 	if unknown > 0 {
-		fmt.Fprintf(b, "unknown: %s packets were sent before the other capture's first packet or after its last: lost, or not captured; not counted as lost\n", count(unknown))
+		fmt.Fprintf(b, "unknown: %s packets were sent before the other capture's first packet or after its last: lost, or not captured; not counted as lost\n", twopoint.Count(unknown))
 	}
 	if n := r.OneSide["A"] + r.OneSide["B"]; n > 0 {
 		fmt.Fprintf(b, "not compared: %s flows of senders no packet of which both captures hold (A %d, B %d): a source address corrupted on the way, or traffic one point alone carries\n",
-			count(uint64(n)), r.OneSide["A"], r.OneSide["B"])
+			twopoint.Count(uint64(n)), r.OneSide["A"], r.OneSide["B"])
 	}
 	if r.A.Unchecked+r.B.Unchecked > 0 {
 		b.WriteString("headers only: ICRCs cannot be checked (snap length), so a packet corrupted past its headers counts as delivered\n")
@@ -186,17 +133,17 @@ func troubledFirst(fs []twopoint.FlowFate) []twopoint.FlowFate {
 // fateText is a flow's fate in words: what it sent and what became of
 // it, the counts that are not zero.
 func fateText(f twopoint.FlowFate) string {
-	parts := []string{"sent " + count(f.Sent)}
+	parts := []string{"sent " + twopoint.Count(f.Sent)}
 	add := func(n uint64, what string) {
 		if n > 0 {
-			parts = append(parts, what+" "+count(n))
+			parts = append(parts, what+" "+twopoint.Count(n))
 		}
 	}
 	add(f.Lost, "lost")
 	add(f.Corrupted, "corrupted")
 	add(f.Duplicated, "copied")
 	if f.Reordered > 0 {
-		parts = append(parts, fmt.Sprintf("reordered %s (by up to %d)", count(f.Reordered), f.MaxOvertaken))
+		parts = append(parts, fmt.Sprintf("reordered %s (by up to %d)", twopoint.Count(f.Reordered), f.MaxOvertaken))
 	}
 	add(f.CEMarked, "CE-marked")
 	add(f.Unknown, "unknown")
@@ -206,7 +153,7 @@ func fateText(f twopoint.FlowFate) string {
 	}
 	if s := f.Sender; s != nil && s.Resent+s.NAKs+s.RNRNAKs > 0 {
 		parts = append(parts, fmt.Sprintf("| sender resent %s in %s go-back-N (%s on its timer), got %s NAKs, %s RNR NAKs",
-			count(s.Resent), count(s.Episodes), count(s.TimerEpisodes), count(s.NAKs), count(s.RNRNAKs)))
+			twopoint.Count(s.Resent), twopoint.Count(s.Episodes), twopoint.Count(s.TimerEpisodes), twopoint.Count(s.NAKs), twopoint.Count(s.RNRNAKs)))
 	}
 	return strings.Join(parts, "  ")
 }
@@ -250,33 +197,4 @@ func offsetText(o twopoint.Offset) string {
 		return fmt.Sprintf("B - A = %s, inconsistent by %s: a clock stepped or drifted during the captures", time.Duration(o.NS), time.Duration(o.UncertaintyNS))
 	}
 	return fmt.Sprintf("B - A = %s ± %s (from packets seen at both points, both ways)", time.Duration(o.NS), time.Duration(o.UncertaintyNS))
-}
-
-// count writes n with thousands separators.
-func count(n uint64) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return count(uint64(n)) + " " + what + "s"
-}
-
-// pct writes part of whole as a percentage a person reads: two
-// significant digits below 10 %, whole percents above.
-func pct(part, whole uint64) string {
-	if whole == 0 {
-		return "0 %"
-	}
-	p := 100 * float64(part) / float64(whole)
-	if p >= 10 {
-		return fmt.Sprintf("%.0f %%", p)
-	}
-	return strconv.FormatFloat(p, 'g', 2, 64) + " %"
 }
