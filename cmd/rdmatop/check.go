@@ -93,7 +93,7 @@ func runCheck(cmd *cobra.Command, args []string, hf *hostFlags, wf *wireFlags, u
 	case upstream != "" && len(args) != 2:
 		return usageError{errors.New("--upstream says which of two captures (check A B) is upstream")}
 	case len(args) == 2 && saved.IsCaptureFile(args[0]) && saved.IsCaptureFile(args[1]):
-		return compareTwoPoints(cmd, args[0], args[1], upstream, asJSON, true)
+		return compareTwoPoints(cmd, args[0], args[1], upstream, twoPointsOutput{json: asJSON, check: true})
 	case len(args) > 1 || !saved.IsCaptureFile(args[0]) && !namedCapture(args[0]):
 		res, err = checkSaved(cmd, args, pack)
 	default:

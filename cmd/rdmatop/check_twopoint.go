@@ -2,37 +2,61 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rdmatop/rdmatop/capture/twopoint"
 	"github.com/rdmatop/rdmatop/internal/termtext"
+	"github.com/rdmatop/rdmatop/ui"
 )
+
+// twoPointsOutput is how a comparison is given: as JSON, on the screen,
+// else as text; check: exit 1 when the path between the points lost,
+// corrupted or copied packets.
+type twoPointsOutput struct{ json, screen, check bool }
 
 // compareTwoPoints compares two captures of the same traffic (check A B,
 // replay A B): the verdict names the segment where packets were lost,
-// then each way's totals and each flow's fate. asCheck: exit 1 when the
-// path between the points lost, corrupted or copied packets. Exit 2 when
-// the captures cannot be compared.
-func compareTwoPoints(cmd *cobra.Command, pathA, pathB, upstream string, asJSON, asCheck bool) error {
+// then each way's totals and each flow's fate. Exit 2 when the captures
+// cannot be compared.
+func compareTwoPoints(cmd *cobra.Command, pathA, pathB, upstream string, out twoPointsOutput) error {
 	r, err := twopoint.CompareFiles(pathA, pathB, twopoint.Options{Upstream: upstream})
 	if err != nil {
 		return usageError{err}
 	}
-	if asJSON {
+	switch {
+	case out.json:
 		err = writeJSON(cmd.OutOrStdout(), r)
-	} else {
+	case out.screen:
+		err = runTwoPointsScreen(cmd.Context(), r)
+	default:
 		err = writeTwoPoints(cmd.OutOrStdout(), r)
 	}
-	if err == nil && r.Damage() && asCheck {
+	if err == nil && r.Damage() && out.check {
 		err = exitCode(exitFindings)
 	}
 	return err
+}
+
+// runTwoPointsScreen shows r until the user quits.
+func runTwoPointsScreen(ctx context.Context, r *twopoint.Result) error {
+	if theme != "dark" && theme != "light" {
+		return usageError{fmt.Errorf("--theme %q: dark or light", theme)}
+	}
+	m := ui.NewTwoPoints(r, ui.Options{NoColor: os.Getenv("NO_COLOR") != "", Theme: ui.Theme(theme)})
+	if _, err := tea.NewProgram(m, tea.WithContext(ctx)).Run(); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
 }
 
 // writeTwoPoints prints the comparison, the answer first.

@@ -49,9 +49,10 @@ of its path and reports where each packet was lost, as check A B does
 				return err
 			}
 			if len(args) == 2 {
-				// Two points of one path: the comparison, as a report
-				// (the screen has no view of it yet).
-				return compareTwoPoints(cmd, args[0], args[1], upstream, out.json, false)
+				// Two points of one path: the comparison, on the screen
+				// or as a report.
+				screen := !out.json && !out.report && isTerminal(cmd.OutOrStdout())
+				return compareTwoPoints(cmd, args[0], args[1], upstream, twoPointsOutput{json: out.json, screen: screen})
 			}
 			if err := hf.checkTimeline(cmd); err != nil {
 				return err
