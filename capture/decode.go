@@ -66,6 +66,10 @@ type Decoded struct {
 	WireLen  int    // frame length on the wire
 	ICRC     ICRCStatus
 	RoCE     roce.Packet
+	// NetHdr is the network header (IPv4, IPv6, or RoCEv1's GRH) and
+	// UDPHdr the UDP header (RoCEv2) of a RoCE packet, as captured:
+	// slices of the frame, valid until it is reused.
+	NetHdr, UDPHdr []byte
 }
 
 // ErrMalformed wraps every reason a RoCE packet could not be decoded.
@@ -115,6 +119,7 @@ func (d *Decoder) Decode(data []byte, wireLen int, out *Decoded) (bool, error) {
 	out.VLAN, out.VLANID, out.PCP = false, 0, 0
 	out.WireLen = wireLen
 	out.ICRC = ICRCUnchecked
+	out.NetHdr, out.UDPHdr = nil, nil
 	// Bytes missing from the capture: headers are decoded from what is
 	// there, lengths taken from the packet's own fields.
 	cut := wireLen - len(data)
@@ -218,6 +223,7 @@ func (d *Decoder) decodeUDP(ipHdr, data []byte, udpWire, cut int, out *Decoded) 
 	}
 	out.Encap = EncapRoCEv2
 	out.SrcPort = uint16(data[0])<<8 | uint16(data[1])
+	out.NetHdr, out.UDPHdr = ipHdr, data[:8]
 	ib := data[8:]
 	ibWire := udpWire - 8
 	if len(ib) > ibWire {
@@ -244,6 +250,7 @@ func (d *Decoder) decodeV1(data []byte, cut int, out *Decoded) (bool, error) {
 	copy(out.Src[:], g.SGID)
 	copy(out.Dst[:], g.DGID)
 	out.DSCP, out.ECN = g.TrafficClass>>2, g.TrafficClass&3
+	out.NetHdr = data[:roce.GRHLen]
 	if err := out.RoCE.Decode(g.Payload, int(g.PayloadLen)); err != nil {
 		return true, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}

@@ -185,6 +185,7 @@ type fzView struct {
 	ICRC                       capture.ICRCStatus
 	Packet                     roce.Packet
 	Payload, Contents, Headers string
+	NetHdr, UDPHdr             string
 }
 
 func fzViewOf(ok bool, err error, d *capture.Decoded) fzView {
@@ -214,6 +215,7 @@ func fzViewOf(ok bool, err error, d *capture.Decoded) fzView {
 		}
 	}
 	v.Packet, v.Payload, v.Contents = q, string(p.Payload), string(p.Contents)
+	v.NetHdr, v.UDPHdr = string(d.NetHdr), string(d.UDPHdr)
 	v.Headers = string(p.LayerContents())
 	return v
 }

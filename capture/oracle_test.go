@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -218,6 +219,37 @@ func compareWithOracle(t *testing.T, path string, rows map[int]oracleRow) int {
 	return matched
 }
 
+// diffHeaders checks the network and UDP headers Decoded hands out as
+// bytes (NetHdr, UDPHdr) against what Wireshark read from them.
+func diffHeaders(d *Decoded, row oracleRow) []string {
+	n, u := d.NetHdr, d.UDPHdr
+	var src, dst netip.Addr
+	var tc uint8
+	switch {
+	case d.IPv4 && len(n) >= 20 && int(n[0]&0xf)*4 == len(n):
+		src, dst, tc = netip.AddrFrom4([4]byte(n[12:16])), netip.AddrFrom4([4]byte(n[16:20])), n[1]
+	case !d.IPv4 && len(n) == 40:
+		src, dst, tc = netip.AddrFrom16([16]byte(n[8:24])), netip.AddrFrom16([16]byte(n[24:40])), n[0]<<4|n[1]>>4
+	default:
+		return []string{fmt.Sprintf("NetHdr: %d bytes", len(n))}
+	}
+	got := fmt.Sprintf("%s %s dscp %d ecn %d", src, dst, tc>>2, tc&3)
+	want := fmt.Sprintf("%s %s dscp %s ecn %s", row["src"], row["dst"], row["dscp"], row["ecn"])
+	if d.Encap == EncapRoCEv2 {
+		if len(u) != 8 {
+			return []string{fmt.Sprintf("UDPHdr: %d bytes", len(u))}
+		}
+		got += fmt.Sprintf(" udp %d>%d", binary.BigEndian.Uint16(u), binary.BigEndian.Uint16(u[2:]))
+		want += fmt.Sprintf(" udp %s>%s", row["udp_sport"], row["udp_dport"])
+	} else if u != nil {
+		return []string{"UDPHdr set for RoCEv1"}
+	}
+	if got != want {
+		return []string{fmt.Sprintf("headers as bytes: %s, Wireshark %s", got, want)}
+	}
+	return nil
+}
+
 func diffOracle(d *Decoded, row oracleRow) []string {
 	var diffs []string
 	p := &d.RoCE
@@ -276,6 +308,7 @@ func diffOracle(d *Decoded, row oracleRow) []string {
 	}
 	num("dscp", uint64(d.DSCP))
 	num("ecn", uint64(d.ECN))
+	diffs = append(diffs, diffHeaders(d, row)...)
 	opt("vlan_id", d.VLAN, uint64(d.VLANID))
 	opt("vlan_pcp", d.VLAN, uint64(d.PCP))
 	if d.Encap == EncapRoCEv2 {
