@@ -8,11 +8,12 @@ package twopoint
 // earlier than its upstream one (within the offset's uncertainty) and
 // within the horizon. Among the pairings of that size, the one whose
 // delays are closest to the flow's typical delay, and that never pairs a
-// copy marked CE upstream with one unmarked downstream (a path marks,
-// never clears) where another pairing avoids it. A greedy choice copy by
-// copy would take a resend for a late original and leave the original's
-// downstream copy to be called a path's copy; so would making the ECN
-// rule absolute where the path reordered the copies of one packet (the
+// copy with one damaged on the way (a copy marked CE upstream with one
+// unmarked downstream: a path marks, never clears; intact.go) where
+// another pairing avoids it. A greedy choice copy by copy would take a
+// resend for a late original and leave the original's downstream copy to
+// be called a path's copy; so would making the damage rule absolute
+// where the path reordered the copies of one packet (the
 // lab's slowest runs send a PSN twenty times, 10 to 30 ms apart, over a
 // path whose delay varies from 10 to 200 ms).
 
@@ -21,26 +22,112 @@ package twopoint
 const maxAlign = 1 << 16
 
 // align returns the upstream position of each downstream packet, -1 for
-// none.
-func (p *pairing) align(typical int64) []int {
-	upOf := make([]int, len(p.down))
+// none, and which downstream packets had copies alike at either point
+// (their pairing is a choice).
+func (p *pairing) align(typical int64) (upOf []int, alike []bool) {
+	upOf = make([]int, len(p.down))
+	alike = make([]bool, len(p.down))
 	for j := range upOf {
 		upOf[j] = -1
 	}
 	p.sc.joinBySig(p.up, p.down, func(us, ds []int) {
+		if len(us) > 1 || len(ds) > 1 {
+			for _, j := range ds {
+				alike[j] = true
+			}
+		}
 		switch {
 		case len(us) == 1 && len(ds) == 1:
 			if p.fits(us[0], ds[0]) {
 				upOf[ds[0]] = us[0]
 			}
-		case len(us)*len(ds) > maxAlign:
-			p.inOrder(us, ds, upOf)
+		case p.onePrint(us, ds):
+			p.alignCopies(us, ds, typical, upOf)
 		default:
-			p.bestOrder(us, ds, typical, upOf)
+			p.alignByPrint(us, ds, typical, upOf)
 		}
 		p.earliest(ds, upOf)
 	})
-	return upOf
+	return upOf, alike
+}
+
+// alignCopies pairs copies alike, in order.
+func (p *pairing) alignCopies(us, ds []int, typical int64, upOf []int) {
+	if len(us)*len(ds) > maxAlign {
+		p.inOrder(us, ds, upOf)
+	} else {
+		p.bestOrder(us, ds, typical, upOf)
+	}
+}
+
+// onePrint reports whether the packets of one signature at both points
+// share one header print, or some print is unknown.
+func (p *pairing) onePrint(us, ds []int) bool {
+	first := p.up[us[0]].print
+	for _, i := range us {
+		if u := &p.up[i]; u.print != first || u.flags&pktHdrCut != 0 {
+			return u.flags&pktHdrCut != 0
+		}
+	}
+	for _, j := range ds {
+		if d := &p.down[j]; d.print != first || d.flags&pktHdrCut != 0 {
+			return d.flags&pktHdrCut != 0
+		}
+	}
+	return true
+}
+
+// alignByPrint pairs packets of one signature whose prints differ: those
+// of one print in order, then what is left (damaged on the way). Copies
+// alike are one packet, which a path delivers in order; packets of one
+// signature with other headers are not (a READ answered again carries a
+// new MSN, and the path may deliver the second answer first), nor is a
+// packet damaged on the way in a field the signature leaves out.
+func (p *pairing) alignByPrint(us, ds []int, typical int64, upOf []int) {
+	done := map[uint32]bool{}
+	var su, sd []int
+	for _, j := range ds {
+		key := p.down[j].print
+		if done[key] {
+			continue
+		}
+		done[key] = true
+		su, sd = su[:0], sd[:0]
+		for _, i := range us {
+			if p.up[i].print == key {
+				su = append(su, i)
+			}
+		}
+		for _, k := range ds {
+			if p.down[k].print == key {
+				sd = append(sd, k)
+			}
+		}
+		if len(su) > 0 {
+			p.alignCopies(su, sd, typical, upOf)
+		}
+	}
+	// What is left downstream may be a packet damaged on the way where
+	// the ICRC covers it, or where it cannot be checked; one whose ICRC
+	// holds is another packet (a path's copy, an answer the upstream
+	// capture missed), left for the walk after (match).
+	used := make(map[int]bool, len(ds))
+	su, sd = su[:0], sd[:0]
+	for _, j := range ds {
+		if i := upOf[j]; i >= 0 {
+			used[i] = true
+		} else if p.down[j].doubtful() {
+			sd = append(sd, j)
+		}
+	}
+	for _, i := range us {
+		if !used[i] {
+			su = append(su, i)
+		}
+	}
+	if len(su) > 0 && len(sd) > 0 {
+		p.alignCopies(su, sd, typical, upOf)
+	}
 }
 
 // earliest moves each pairing to the first downstream copy it could be,
@@ -54,7 +141,7 @@ func (p *pairing) earliest(ds []int, upOf []int) {
 			continue
 		}
 		for f := free; f < k; f++ {
-			if upOf[ds[f]] < 0 && p.fits(i, ds[f]) {
+			if upOf[ds[f]] < 0 && p.fits(i, ds[f]) && p.damaged(&p.up[i], &p.down[ds[f]]) == p.damaged(&p.up[i], &p.down[j]) {
 				upOf[j], upOf[ds[f]] = -1, i
 				k = f
 				break
@@ -66,20 +153,20 @@ func (p *pairing) earliest(ds []int, upOf []int) {
 
 // fits reports whether downstream packet j can be upstream packet i.
 func (p *pairing) fits(i, j int) bool {
-	u, d := p.up[i], p.down[j]
+	u, d := &p.up[i], &p.down[j]
 	dt := d.ts - p.off
 	return dt >= u.ts-p.slack && dt-u.ts <= matchHorizon
 }
 
 // cost is how far a pairing's delay is from the typical one.
 func (p *pairing) cost(i, j int, typical int64) int64 {
-	u, d := p.up[i], p.down[j]
+	u, d := &p.up[i], &p.down[j]
 	c := d.ts - p.off - u.ts - typical
 	if c < 0 {
 		c = -c
 	}
-	if !ecnCould(u.ecn, d.ecn) {
-		c += matchHorizon // a mark cleared on the way: the last resort
+	if p.damaged(u, d) {
+		c += matchHorizon // damaged on the way: the last resort
 	}
 	return c
 }

@@ -188,7 +188,7 @@ func compare(a, b *point, opts Options) (*Result, error) {
 			}
 			r.OneSide[at]++
 			for _, p := range ps {
-				if p.bad || p.cut {
+				if p.doubtful() {
 					strays[at] = append(strays[at], orphan{ts: p.ts - toOther, flow: -1})
 				}
 			}

@@ -11,6 +11,8 @@ import (
 type scratch struct {
 	a, b   []int
 	delays []int64
+	hops   []uint8
+	tcs    []uint16
 }
 
 // joinBySig calls fn for each signature both ps and qs hold, with the

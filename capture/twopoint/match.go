@@ -8,12 +8,15 @@ import (
 )
 
 // matchHorizon is how long after its upstream passage a packet may reach
-// the downstream point and still be the same packet: no switch or host
-// queue holds a packet for a second (RoCE's ACK timeouts are tens of
-// milliseconds: a packet that late has been resent), and the lab's
-// largest netem delay is 790 ms. Upstream packets the downstream capture
-// stopped before reaching by this much are not counted lost.
-const matchHorizon = int64(time.Second)
+// the downstream point and still be the same packet: no switch queue
+// holds a packet for more than milliseconds, RoCE's ACK timeouts are tens
+// of milliseconds (a packet that late has been resent), and the longest
+// one-way delay the lab has made is 1.54 s (netem's jitter of up to
+// 790 ms, and the queue of packets held behind it: s24-31's ACKs, whose
+// every header byte is unique, so the delay is not a pairing's guess).
+// Upstream packets the downstream capture stopped before reaching by
+// this much are not counted lost.
+const matchHorizon = int64(2 * time.Second)
 
 // Fate counts what the path did to one flow's packets between its
 // upstream and downstream capture points.
@@ -58,14 +61,18 @@ type pairing struct {
 	off      int64 // downstream clock minus upstream clock
 	// slack lets a downstream copy be stamped a little before its
 	// upstream one: the offset is known only within its uncertainty.
-	slack  int64
-	sc     *scratch // shared by the comparison's pairings
-	fate   Fate
-	delays []int64 // one-way delays of delivered packets, ns
+	slack int64
+	sc    *scratch // shared by the comparison's pairings
+	// rewrite is what the path does to the flow's per-hop fields.
+	rewrite pathRewrite
+	fate    Fate
+	delays  []int64 // one-way delays of delivered packets, ns
 	// lostAt are the upstream times of lost packets, orphanAt those of
-	// downstream packets that matched nothing and whose ICRC fails or
-	// cannot be checked: a packet corrupted in its headers matches
-	// nothing, and is paired with a loss afterwards (corruptedInHeaders).
+	// downstream packets that matched nothing and may be damaged (their
+	// ICRC fails or cannot be checked, or they are unlike the packet of
+	// their signature): a packet corrupted in its headers matches
+	// nothing, or another packet, and is paired with a loss afterwards
+	// (corruptedInHeaders).
 	lostAt   []int64
 	orphanAt []int64
 }
@@ -77,29 +84,40 @@ type pairing struct {
 // downFrom and downTo are the downstream capture's window on the
 // upstream clock: packets sent outside it are unknown, not lost.
 func (p *pairing) match(downFrom, downTo int64) {
-	typical := p.typicalDelay()
-	upOf := p.align(typical) // upstream position of each downstream packet, -1 none
+	typical := p.typical()
+	upOf, alike := p.align(typical) // upstream position of each downstream packet, -1 none
 	paired := make([]bool, len(p.up))
-	delivered := map[uint64]int64{} // signature → upstream-clock time of its last delivery
+	type delivery struct {
+		at int64 // upstream-clock time
+		up int   // upstream position
+	}
+	delivered := map[uint64]delivery{} // by signature, its last delivery
 	upAt := make([]int, 0, len(p.down))
-	for j, d := range p.down {
+	for j := range p.down {
+		d := &p.down[j]
 		dt := d.ts - p.off // on the upstream clock
 		if i := upOf[j]; i >= 0 {
 			paired[i] = true
-			p.paired(i, d, dt)
+			p.paired(i, d, dt, alike[j])
 			upAt = append(upAt, i)
-			delivered[d.sig] = dt
+			delivered[d.sig] = delivery{dt, i}
 			continue
 		}
-		if last, ok := delivered[d.sig]; ok && dt-last <= matchHorizon {
-			p.fate.Duplicated++
-			continue
+		// A path's copy has its original's bytes; one whose ICRC fails,
+		// or whose headers differ from the delivered packet's, is another
+		// packet corrupted into this one's signature.
+		unlike := false
+		if last, ok := delivered[d.sig]; ok && dt-last.at <= matchHorizon {
+			if !p.changed(&p.up[last.up], d) {
+				p.fate.Duplicated++
+				continue
+			}
+			unlike = true
 		}
 		if dt >= p.windowStart() {
 			p.fate.Appeared++
-			if d.bad || d.cut {
-				// Its ICRC fails, or cannot be checked: it may be a
-				// packet corrupted in its headers.
+			if d.doubtful() || unlike {
+				// It may be a packet corrupted in its headers.
 				p.orphanAt = append(p.orphanAt, dt)
 			}
 		}
@@ -118,20 +136,28 @@ func ecnCould(up, down uint8) bool {
 	return down == up || down == ecnCE && up != 0
 }
 
-// typicalDelay is the median delay of the flow's packets whose signature
-// each point holds once, 0 when there is none.
-func (p *pairing) typicalDelay() int64 {
-	ds := p.sc.delays[:0]
+// typical sets the flow's path rewrite and returns its typical delay:
+// the medians over the packets whose signature each point holds once
+// (0 and unknown when there is none).
+func (p *pairing) typical() int64 {
+	ds, hops, tcs := p.sc.delays[:0], p.sc.hops[:0], p.sc.tcs[:0]
 	p.sc.joinBySig(p.up, p.down, func(us, dn []int) {
 		if len(us) == 1 && len(dn) == 1 {
-			ds = append(ds, p.down[dn[0]].ts-p.off-p.up[us[0]].ts)
+			u, d := &p.up[us[0]], &p.down[dn[0]]
+			ds = append(ds, d.ts-p.off-u.ts)
+			hops = append(hops, u.hop-d.hop)
+			tcs = append(tcs, uint16(u.tc)<<8|uint16(d.tc))
 		}
 	})
-	p.sc.delays = ds
+	p.sc.delays, p.sc.hops, p.sc.tcs = ds, hops, tcs
 	if len(ds) == 0 {
 		return 0
 	}
 	slices.Sort(ds)
+	slices.Sort(hops)
+	slices.Sort(tcs)
+	tc := tcs[len(tcs)/2]
+	p.rewrite = pathRewrite{hops: hops[len(hops)/2], tcUp: uint8(tc >> 8), tcDn: uint8(tc), known: true}
 	return ds[len(ds)/2]
 }
 
@@ -143,17 +169,18 @@ func (p *pairing) windowStart() int64 {
 	return p.up[0].ts - matchHorizon
 }
 
-// paired counts upstream packet i delivered as d at dt.
-func (p *pairing) paired(i int, d pkt, dt int64) {
-	u := p.up[i]
+// paired counts upstream packet i delivered as d at dt; alike: the
+// pairing was a choice among copies alike.
+func (p *pairing) paired(i int, d *pkt, dt int64, alike bool) {
+	u := &p.up[i]
 	switch {
-	case d.bad && !u.bad:
+	case p.changed(u, d) || !alike && p.ecnChanged(u, d):
 		p.fate.Corrupted++
 	default:
 		p.fate.Delivered++
 		p.delays = append(p.delays, dt-u.ts)
 	}
-	if d.ecn == ecnCE && u.ecn != ecnCE {
+	if d.ecn() == ecnCE && u.ecn() != ecnCE && ecnCould(u.ecn(), d.ecn()) {
 		p.fate.CEMarked++
 	}
 }

@@ -9,9 +9,11 @@
 // A packet is known at both points by what the path does not change and
 // a sender sets anew when it sends again: its flow (source, destination,
 // destination QP), opcode, PSN, IPv4 identification and length. Nothing
-// past the RoCE headers is read, so headers-only captures (snap length
-// 128) match as whole ones do; their ICRCs cannot be checked, so
-// corruption cannot be told there. Hardware RoCE NICs send IPv4 ID 0, and
+// past the RoCE headers is needed, so headers-only captures (snap length
+// 128) match as whole ones do. A packet arrived corrupted when its ICRC
+// fails, or when its two copies' headers differ where a path changes
+// nothing (intact.go); a headers-only capture tells the second, not
+// damage past the headers. Hardware RoCE NICs send IPv4 ID 0, and
 // IPv6 has none: a resend then looks like its original, and copies of one
 // packet are paired in order of time, within matchHorizon.
 //
@@ -35,14 +37,24 @@ import (
 
 // pkt is one RoCE packet as a capture point saw it.
 type pkt struct {
-	ts  int64  // capture time, ns since the epoch, on this capture's clock
-	sig uint64 // what identifies it at both points
-	psn uint32
-	op  uint8
-	ecn uint8 // IP ECN codepoint: 3 is CE
-	bad bool  // its ICRC failed here
-	cut bool  // its ICRC could not be checked (snap length)
+	ts    int64  // capture time, ns since the epoch, on this capture's clock
+	sig   uint64 // what identifies it at both points
+	print uint32 // what the path leaves unchanged in its headers (intact.go)
+	op    uint8
+	tc    uint8 // traffic class: DSCP, then the ECN codepoint (3 is CE)
+	hop   uint8 // TTL or hop limit
+	flags uint8 // pktBadICRC, pktCut, pktHdrCut, pktBadIPv4Sum
 }
+
+// ecn is the packet's IP ECN codepoint.
+func (p *pkt) ecn() uint8 { return p.tc & 3 }
+
+// doubtful reports whether the packet may have been damaged before this
+// point in a way that changed its signature: its ICRC fails, or could
+// not be checked. (A bit flipped where the signature is also fails the
+// ICRC; an IPv4 header checksum is not asked: some capture points see
+// it before the NIC writes it.)
+func (p *pkt) doubtful() bool { return p.flags&(pktBadICRC|pktCut) != 0 }
 
 // flowKey is one direction of one connection: a sender to a QP.
 type flowKey struct {
@@ -63,10 +75,11 @@ func (k flowKey) addr(a [16]byte) netip.Addr {
 type point struct {
 	name        string
 	flows       map[flowKey][]pkt
-	first, last int64 // capture times of its first and last RoCE packet
-	packets     int   // RoCE packets
-	unchecked   int   // RoCE packets whose ICRC could not be checked
-	drops       int   // what its writer said it dropped, -1 unknown
+	first, last int64  // capture times of its first and last RoCE packet
+	packets     int    // RoCE packets
+	unchecked   int    // RoCE packets whose ICRC could not be checked
+	drops       int    // what its writer said it dropped, -1 unknown
+	buf         []byte // headerPrint's, reused
 }
 
 var sigSeed = maphash.MakeSeed()
@@ -90,7 +103,7 @@ func readPoint(name, path string) (*point, error) {
 		return nil, err
 	}
 	defer src.Close()
-	pt := &point{name: name, flows: map[flowKey][]pkt{}, drops: -1}
+	pt := &point{name: name, flows: map[flowKey][]pkt{}, drops: -1, buf: make([]byte, 0, 256)}
 	decoders := map[layers.LinkType]*capture.Decoder{}
 	var d capture.Decoded
 	for {
@@ -122,17 +135,36 @@ func readPoint(name, path string) (*point, error) {
 // add keeps one decoded RoCE packet.
 func (pt *point) add(d *capture.Decoded, ts int64) {
 	k := flowKey{src: d.Src, dst: d.Dst, qp: d.RoCE.BTH.DestQP, v4: d.IPv4}
-	p := pkt{ts: ts, sig: signature(d), psn: d.RoCE.BTH.PSN, op: uint8(d.RoCE.BTH.Opcode), ecn: d.ECN,
-		bad: d.ICRC == capture.ICRCBad, cut: d.ICRC == capture.ICRCUnverifiable}
+	p := pkt{ts: ts, sig: signature(d), op: uint8(d.RoCE.BTH.Opcode), tc: d.DSCP<<2 | d.ECN, hop: hopCount(d)}
+	var whole bool
+	p.print, pt.buf, whole = headerPrint(d, pt.buf)
+	p.flags = flagsOf(d, whole)
 	pt.flows[k] = append(pt.flows[k], p)
 	if pt.packets == 0 || ts < pt.first {
 		pt.first = ts
 	}
 	pt.last = max(pt.last, ts)
 	pt.packets++
-	if p.cut {
+	if p.flags&pktCut != 0 {
 		pt.unchecked++
 	}
+}
+
+// flagsOf gives a packet's flags; whole: its headers were all captured.
+func flagsOf(d *capture.Decoded, whole bool) (f uint8) {
+	switch d.ICRC {
+	case capture.ICRCBad:
+		f |= pktBadICRC
+	case capture.ICRCUnverifiable:
+		f |= pktCut
+	}
+	if !whole {
+		f |= pktHdrCut
+	}
+	if ipv4SumBad(d) {
+		f |= pktBadIPv4Sum
+	}
+	return f
 }
 
 // String names a flow for messages.

@@ -136,7 +136,7 @@ func writeTwoPointNotes(b *strings.Builder, r *twopoint.Result) {
 			twopoint.Count(uint64(n)), r.OneSide["A"], r.OneSide["B"])
 	}
 	if r.A.Unchecked+r.B.Unchecked > 0 {
-		b.WriteString("headers only: ICRCs cannot be checked (snap length), so a packet corrupted past its headers counts as delivered\n")
+		b.WriteString("headers only: ICRCs cannot be checked (snap length): a packet corrupted in its headers is told by its two copies, one corrupted past them counts as delivered\n")
 	}
 	b.WriteString("not seen: loss before the upstream capture or after the downstream one (check each capture alone: rdmatop check FILE)\n")
 }
