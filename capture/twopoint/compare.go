@@ -131,12 +131,13 @@ func CompareFiles(pathA, pathB string, opts Options) (*Result, error) {
 	}
 	pts = [2]*point{}
 	r.A.File, r.B.File = pathA, pathB
-	var sums [2]*capture.Summary
+	by := map[string]map[summaryKey]*Sender{}
 	for i, path := range []string{pathA, pathB} {
-		// One at a time: each holds a flow table of up to 65,536 flows.
-		sums[i], _ = capture.AnalyzeFile(path, senderConfig) // read once already
+		// One at a time, each summary let go once indexed: each holds a
+		// flow table of up to 65,536 flows.
+		sum, _ := capture.AnalyzeFile(path, senderConfig) // read once already
+		by[string(rune('A'+i))] = senders(sum)
 	}
-	by := map[string]map[summaryKey]*Sender{"A": senders(sums[0]), "B": senders(sums[1])}
 	for i := range r.Flows {
 		f := &r.Flows[i]
 		f.Sender = by[f.Upstream][summaryKey{f.Src, f.Dst, f.DestQP}]
