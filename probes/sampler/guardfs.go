@@ -93,6 +93,9 @@ func (e *errHung) Is(target error) bool { return target == os.ErrDeadlineExceede
 type fileGuard struct {
 	mu    sync.Mutex
 	stuck map[guardKey]*reader // the reader left in each stuck read
+	// givenUp counts the reads waited for until their deadline, ever: a
+	// read known stuck is refused at once, never waited for again.
+	givenUp int
 }
 
 // guardKey is an operation on a path.
@@ -108,6 +111,13 @@ func (g *fileGuard) outstanding() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return len(g.stuck)
+}
+
+// waitedOut is how many reads were waited for until their deadline.
+func (g *fileGuard) waitedOut() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.givenUp
 }
 
 // epoch starts the guard's monotonic clock (see mono).
@@ -390,6 +400,7 @@ func (v *guardedFS) await(r *reader) (int, bool) {
 			if r.cur.CompareAndSwap(c, c|abandoned) {
 				r.since = v.now
 				g.stuck[guardKey{list: r.list, path: r.paths[c]}] = r
+				g.givenUp++
 				g.mu.Unlock()
 				v.note(r.paths[c], v.now)
 				v.waited.Add(1)
