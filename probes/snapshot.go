@@ -188,6 +188,19 @@ type NCCLError struct {
 	// Async is an asynchronous event's name (port error, local catastrophic
 	// error, ...), empty for a completion error.
 	Async string `json:"async,omitempty" expr:"async"`
+	// What NCCL chose, from its INFO lines (probes/nccl choices.go): the
+	// network (IB, Socket, a plugin's name) and the devices it uses
+	// ("mlx5_0:1/RoCE", "eth0:10.0.0.7<0>"); why it has no RDMA device;
+	// GPUDirect RDMA on an HCA (nil: not said); a channel's transport
+	// ("NET/IB/0/GDRDMA", "NET/Socket/1", "P2P/IPC"); an NCCL_* setting it
+	// read.
+	Net     string   `json:"net,omitempty" expr:"net"`
+	Devices []string `json:"devices,omitempty" expr:"devices"`
+	Reason  string   `json:"reason,omitempty" expr:"reason"`
+	GDR     *bool    `json:"gdr,omitempty" expr:"gdr"`
+	Via     string   `json:"via,omitempty" expr:"via"`
+	Setting string   `json:"setting,omitempty" expr:"setting"`
+	Value   string   `json:"value,omitempty" expr:"value"`
 }
 
 // Config is the host's configuration as it bears on RoCE.

@@ -248,15 +248,21 @@ func (h *host) describe() string {
 		parts = append(parts, plural(n, "QP"))
 	}
 	bySource := map[string]int{}
+	ncclWarnings := 0
 	for _, e := range h.events {
 		bySource[e.Source]++
+		if e.Source == "nccl" && e.Severity != probes.SevInfo {
+			ncclWarnings++
+		}
 	}
 	if n := bySource["kmsg"]; n > 0 {
 		parts = append(parts, plural(n, "kernel log event"))
 	}
 	switch n := bySource["nccl"]; {
-	case n > 0:
+	case ncclWarnings > 0:
 		parts = append(parts, plural(n, "NCCL event"))
+	case h.ncclLogs > 0 && n > 0:
+		parts = append(parts, plural(h.ncclLogs, "NCCL log")+" without a warning ("+plural(n, "event")+" of what NCCL chose)")
 	case h.ncclLogs > 0:
 		parts = append(parts, plural(h.ncclLogs, "NCCL log")+" without a warning")
 	}

@@ -53,10 +53,11 @@ func StatusName(n int) string {
 // concurrent use.
 type Parser struct {
 	qpn map[string]uint32 // by thread: the QP of its last CQE line
+	via map[string]bool   // "HOST:PID TRANSPORT" of the channels said
 }
 
 // NewParser returns a parser.
-func NewParser() *Parser { return &Parser{qpn: map[string]uint32{}} }
+func NewParser() *Parser { return &Parser{qpn: map[string]uint32{}, via: map[string]bool{}} }
 
 // Line parses one line of a log and returns its event (Event): ok is
 // false for text NCCL did not log and for lines that tell nothing wrong.
@@ -68,14 +69,25 @@ func (p *Parser) Line(s string) (ev probes.Event, ok bool) {
 	return p.Event(l)
 }
 
-// Event turns a parsed line into an event: a warning, or an INFO line
-// showing a QP connected from a link-local GID. Other INFO lines give none.
+// Event turns a parsed line into an event: a warning, an INFO line
+// showing a QP connected from a link-local GID, or one saying what NCCL
+// chose (choices.go). Other INFO lines give none.
 func (p *Parser) Event(l Line) (ev probes.Event, ok bool) {
 	if l.Level == "INFO" {
-		return linkLocalGID(l)
+		if ev, ok := linkLocalGID(l); ok {
+			return ev, true
+		}
+		return p.choice(l)
 	}
 	if l.Level != "WARN" {
 		return probes.Event{}, false
+	}
+	if r := noRDMAReason(l.Message); r != "" {
+		// "misc/ibvwrap.cc:63 NCCL WARN Failed to open libibverbs.so[.1]"
+		// (NCCL 2.4): a choice it then makes, said as a warning.
+		ev, _ = p.choice(l)
+		ev.Severity = probes.SevWarning
+		return ev, true
 	}
 	ev = probes.Event{Source: "nccl", Kind: KindWarn, Severity: probes.SevWarning, Detail: l.Message}
 	n := &probes.NCCLError{Host: l.Host, PID: l.PID}

@@ -10,8 +10,8 @@ import (
 )
 
 // FuzzParser: any text, line by line, never panics; a line taken as a
-// warning yields an event of a known kind whose detail is the line's own
-// text and whose numbers are ones the line holds.
+// warning or a choice yields an event of a known kind whose detail is the
+// line's own text and whose numbers are ones the line holds.
 func FuzzParser(f *testing.F) {
 	files, _ := filepath.Glob("../../testdata/nccl/*.log")
 	for _, path := range files {
@@ -33,7 +33,8 @@ func FuzzParser(f *testing.F) {
 				continue
 			}
 			switch ev.Kind {
-			case KindCompletion, KindAsync, KindModifyQP, KindWarn, KindLinkLocalGID:
+			case KindCompletion, KindAsync, KindModifyQP, KindWarn, KindLinkLocalGID,
+				KindNetwork, KindNoRDMA, KindNetDevices, KindGDR, KindChannel, KindSetting:
 			default:
 				t.Fatalf("kind %q", ev.Kind)
 			}

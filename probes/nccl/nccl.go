@@ -1,10 +1,12 @@
 // Package nccl reads NCCL's log (NCCL_DEBUG=WARN or INFO output, as
 // saved by a job or a scheduler) for what bears on RDMA: the work
 // completion errors and asynchronous events of its IB/RoCE transport and
-// its failed QP transitions. Each becomes an event of the host model
+// its failed QP transitions, and from its INFO lines what it chose (the
+// network, its devices, GPUDirect RDMA, each channel's transport, its
+// NCCL_* settings: choices.go). Each becomes an event of the host model
 // (probes.Event with source "nccl") carrying what the line says: the
 // ibv_wc_status, vendor syndrome, opcode, direction, peer address, GIDs,
-// HCA and QP number.
+// HCA and QP number; the network, devices, reason, GDR and transport.
 //
 // NCCL's wording changed over its versions (2.4 "Got completion with error
 // 12, opcode 1, len 0, vendor err 129"; 2.12 "from peer ADDR<port> with
