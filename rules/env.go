@@ -256,6 +256,11 @@ type HostEnv struct {
 	Live        bool    `expr:"live"`
 	HasSnapshot bool    `expr:"has_snapshot"`
 	QPs         int     `expr:"qps"`
+	// RDMAPorts counts the host's RDMA ports; ActivePorts names those
+	// ACTIVE ("mlx5_0/1 Ethernet 200 Gb/s"). Both empty without host data
+	// (a log read alone).
+	RDMAPorts   int      `expr:"rdma_ports"`
+	ActivePorts []string `expr:"active_ports"`
 	// qos is Config's QoS settings per netdev, for the QoS functions.
 	qos qos.Host
 }

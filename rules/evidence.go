@@ -142,6 +142,10 @@ var templateFuncs = template.FuncMap{
 	// nccl lists the NCCL log's errors of a kind (and statuses), each
 	// distinct one once: {{nccl .Host.Events "nccl_completion_error" 12}}.
 	"nccl": ncclEvidence,
+	// ncclsockets and ncclgdr say what NCCL chose (its INFO lines) beside
+	// the host: {{ncclsockets .Host}}, {{ncclgdr .Host}}.
+	"ncclsockets": ncclSockets,
+	"ncclgdr":     ncclGDROff,
 	// num formats a number (or nil) for people: 4 significant digits,
 	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {

@@ -116,3 +116,95 @@ func ncclText(e *probes.Event) string {
 	}
 	return b.String()
 }
+
+// ncclSockets is the evidence that NCCL moves data over TCP sockets: what
+// it logged choosing them (the network, the interfaces, why IB had no
+// device) and the processes whose channels go via NET/Socket, beside the
+// host's ACTIVE RDMA ports. It is the evidence template function
+// "ncclsockets".
+func ncclSockets(h *HostEnv) string {
+	var said, why, ifs []string
+	procs := map[string]bool{}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Source != "nccl" || e.NCCL == nil {
+			continue
+		}
+		n := e.NCCL
+		switch {
+		case e.Kind == nccl.KindNetwork && n.Net == "Socket":
+			said = appendOnce(said, "'Using network Socket'")
+		case e.Kind == nccl.KindNoRDMA:
+			why = appendOnce(why, n.Reason+" ('"+e.Detail+"')")
+		case e.Kind == nccl.KindNetDevices && n.Net == "Socket":
+			said = appendOnce(said, "'NET/Socket : Using'")
+			ifs = appendOnce(ifs, strings.Join(n.Devices, " "))
+		case e.Kind == nccl.KindChannel && strings.HasPrefix(n.Via, "NET/Socket"):
+			procs[n.Host+" pid "+strconv.Itoa(n.PID)] = true
+		}
+	}
+	var b strings.Builder
+	b.WriteString("NCCL logged " + strings.Join(said, ", "))
+	if len(ifs) > 0 {
+		b.WriteString(", over " + strings.Join(ifs, "; "))
+	}
+	if len(procs) > 0 {
+		fmt.Fprintf(&b, "; channels via NET/Socket in %d process(es)", len(procs))
+	}
+	if len(why) > 0 {
+		b.WriteString("; why: " + strings.Join(why, "; "))
+	} else {
+		b.WriteString("; the log does not say why (NCCL_DEBUG_SUBSYS=INIT,NET shows the NET/IB lines)")
+	}
+	switch {
+	case len(h.ActivePorts) > 0:
+		fmt.Fprintf(&b, "; this host has %d ACTIVE RDMA port(s): %s", len(h.ActivePorts), strings.Join(h.ActivePorts, ", "))
+	case h.RDMAPorts > 0:
+		fmt.Fprintf(&b, "; none of this host's %d RDMA port(s) is ACTIVE", h.RDMAPorts)
+	default:
+		b.WriteString("; this host's RDMA ports were not read (the log alone)")
+	}
+	return b.String()
+}
+
+// ncclGDROff is the evidence that GPUDirect RDMA is off for HCAs NCCL
+// uses: each HCA NCCL said it off for, with NCCL's reason, and how many
+// processes' channels go over the network without /GDRDMA. It is the
+// evidence template function "ncclgdr".
+func ncclGDROff(h *HostEnv) string {
+	var off []string
+	procs := map[string]bool{}
+	for i := range h.Events {
+		e := &h.Events[i]
+		if e.Source != "nccl" || e.NCCL == nil {
+			continue
+		}
+		n := e.NCCL
+		switch {
+		case e.Kind == nccl.KindGDR && n.GDR != nil && !*n.GDR:
+			t := e.Device
+			if n.Reason != "" {
+				t += " (" + n.Reason + ")"
+			}
+			off = appendOnce(off, t)
+		case e.Kind == nccl.KindChannel && strings.HasPrefix(n.Via, "NET/") && !strings.HasPrefix(n.Via, "NET/Socket") && !strings.Contains(n.Via, "/GDRDMA"):
+			procs[n.Host+" pid "+strconv.Itoa(n.PID)] = true
+		}
+	}
+	var parts []string
+	if len(off) > 0 {
+		parts = append(parts, "NCCL logged GPU Direct RDMA disabled for HCA "+strings.Join(off, ", "))
+	}
+	if len(procs) > 0 {
+		parts = append(parts, fmt.Sprintf("channels over the network without /GDRDMA in %d process(es)", len(procs)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// appendOnce appends s to ss unless ss holds it.
+func appendOnce(ss []string, s string) []string {
+	if slices.Contains(ss, s) {
+		return ss
+	}
+	return append(ss, s)
+}

@@ -39,6 +39,12 @@ func hostEnv(f Frame) HostEnv {
 		h.Memory = m
 		h.HugePagesTotal, h.HugePagesFree, h.HighOrderFreeKB = u64(m.HugePagesTotal), u64(m.HugePagesFree), u64(m.HighOrderFreeKB)
 	}
+	h.RDMAPorts = len(s.Ports)
+	for i := range s.Ports {
+		if p := &s.Ports[i]; p.State == "ACTIVE" {
+			h.ActivePorts = append(h.ActivePorts, portLabel(p))
+		}
+	}
 	var sum float64
 	have := false
 	for _, p := range s.Ports {
@@ -53,6 +59,19 @@ func hostEnv(f Frame) HostEnv {
 		h.RDMAPacketsPerSec = sum
 	}
 	return h
+}
+
+// portLabel names an RDMA port with its link layer and rate, for
+// evidence: "mlx5_0/1 Ethernet 200 Gb/s".
+func portLabel(p *probes.Port) string {
+	b := p.Device + "/" + strconv.Itoa(p.Port)
+	if p.LinkLayer != "" {
+		b += " " + p.LinkLayer
+	}
+	if p.RateGbps > 0 {
+		b += " " + humanFloat(p.RateGbps) + " Gb/s"
+	}
+	return b
 }
 
 func u64(p *uint64) any {

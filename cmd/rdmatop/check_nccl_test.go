@@ -119,3 +119,70 @@ func ncclLog(t *testing.T, prefix string) string {
 	}
 	return m[0]
 }
+
+// Why is the job slow (issue 36): real NCCL INFO logs from public reports
+// (testdata/nccl/MANIFEST.md says what each shows). A job on sockets has
+// the socket finding first, with NCCL's reason where it logged one; a job
+// whose HCAs run without GPUDirect RDMA has the GDR finding; healthy IB
+// and RoCE logs have neither.
+func TestCheckNCCLWhySlow(t *testing.T) {
+	cases := []struct {
+		file, rule string
+		names      []string // in the first finding's evidence
+	}{
+		{"23-", "nccl-on-sockets", []string{"'Using network Socket'", "ens5f0np0:10.220.178.201<0>", "no RDMA device found"}},
+		{"24-", "nccl-on-sockets", []string{"libibverbs could not be loaded", "eth0:10.177.137.15<0>"}},
+		{"25-", "nccl-on-sockets", []string{"NCCL_IB_DISABLE=1", "ib0:192.168.1.15<0>"}},
+		{"26-", "nccl-on-sockets", []string{"NCCL_IB_DISABLE=1", "lo:127.0.0.1<0>"}},
+		{"27-", "nccl-on-sockets", []string{"libibverbs could not be loaded", "'NET/Socket : Using'"}}, // NCCL 2.4: a WARN
+		{"28-", "nccl-on-sockets", []string{"no RDMA device found"}},
+		{"29-", "nccl-on-sockets", []string{"libibverbs could not be loaded"}},
+		{"30-", "nccl-on-sockets", []string{"no RDMA device found", "ens7:10.128.0.33<0>"}},
+		{"31-", "nccl-gdr-off", []string{"disabled for HCA mlx5_0, mlx5_1"}},
+		{"32-", "nccl-gdr-off", []string{"mlx5_0, mlx5_1, mlx5_2"}},
+		{"33-", "nccl-gdr-off", []string{"mlx5_1 (no module)", "without /GDRDMA in 2 process(es)"}},
+		{"35-", "nccl-gdr-off", []string{"without /GDRDMA in 8 process(es)"}},
+	}
+	for _, c := range cases {
+		doc := findingsOf(t, ncclLog(t, c.file))
+		if len(doc.Findings) == 0 || doc.Findings[0].Rule != c.rule {
+			t.Errorf("%s: findings %+v, want %s first", c.file, doc.Findings, c.rule)
+			continue
+		}
+		for _, n := range c.names {
+			if !strings.Contains(doc.Findings[0].Evidence, n) {
+				t.Errorf("%s: evidence %q does not name %q", c.file, doc.Findings[0].Evidence, n)
+			}
+		}
+		if c.rule == "nccl-on-sockets" && !strings.Contains(doc.Findings[0].Evidence, "this host's RDMA ports were not read") {
+			t.Errorf("%s: a log alone does not say the host's ports: %q", c.file, doc.Findings[0].Evidence)
+		}
+	}
+	// Healthy: IB and RoCE, channels via NET/IB/N/GDRDMA or no channel
+	// lines at all.
+	for _, healthy := range []string{"07-", "20-", "21-", "22-", "36-"} {
+		for _, f := range findingsOf(t, ncclLog(t, healthy)).Findings {
+			if f.Rule == "nccl-on-sockets" || f.Rule == "nccl-gdr-off" {
+				t.Errorf("%s: %s (%s)", healthy, f.Rule, f.Evidence)
+			}
+		}
+	}
+}
+
+type ruleEvidence struct {
+	Findings []struct {
+		Rule     string `json:"rule"`
+		Evidence string `json:"evidence"`
+	} `json:"findings"`
+}
+
+// findingsOf runs check --json on path and returns its findings.
+func findingsOf(t *testing.T, path string) ruleEvidence {
+	t.Helper()
+	out, stderr, _ := runCLI(t, "check", "--json", path)
+	var doc ruleEvidence
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%s: %v (stderr %q)", path, err, stderr)
+	}
+	return doc
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,7 @@ func checkSaved(cmd *cobra.Command, paths []string, pack *rules.Pack) (checkResu
 	host := out.Snapshots[len(out.Snapshots)-1]
 	cr := checkResult{Source: "saved outputs " + strings.Join(paths, " "), Findings: res.Findings, Rules: res.Rules,
 		Inputs: out.Inputs, Model: out.Summary, Host: host, Snapshots: len(out.Snapshots)}
-	if !judgeable(host) {
+	if !judgeable(host) && len(res.Findings) == 0 {
 		// Settings alone (a QoS transcript), or one reading of a netdev's
 		// counters: the rules judge a port's state or counter rates, so
 		// every rule that "held" here held on nothing.
@@ -57,15 +58,18 @@ func checkSaved(cmd *cobra.Command, paths []string, pack *rules.Pack) (checkResu
 }
 
 // judgeable reports whether a model of saved outputs holds what a rule
-// judges: an RDMA port (its state), a QP, a GID, a kernel log event, or a
-// port's counters read twice (rates).
+// judges: an RDMA port (its state), a QP, a GID, an event (a kernel log
+// line, an NCCL warning; not what NCCL chose, which alone vouches for no
+// host), or a port's counters read twice (rates).
 func judgeable(s *probes.Snapshot) bool {
 	for _, p := range s.Ports {
 		if p.Device != "" || s.Interval > 0 {
 			return true
 		}
 	}
-	return len(s.QPs) > 0 || len(s.Config.GIDs) > 0 || len(s.Events) > 0
+	return len(s.QPs) > 0 || len(s.Config.GIDs) > 0 || slices.ContainsFunc(s.Events, func(e probes.Event) bool {
+		return e.Source != "nccl" || e.Severity != probes.SevInfo
+	})
 }
 
 // writeInputs lists what each input was and what was read from it.
