@@ -39,7 +39,10 @@ func (l *loader) ncclLog(sec *section, in *Input) bool {
 	if other := len(nonBlank(sec.lines)) - lines; other > 0 {
 		in.ignore("%s not in NCCL's format (the job's own output)", plural(other, "line"))
 	}
-	if warnings == 0 {
+	switch {
+	case warnings == 0 && events > 0:
+		in.ignore("no NCCL warning: what NCCL chose (network, devices, GPUDirect RDMA) is judged, nothing else, which is not a clean bill of health")
+	case warnings == 0:
 		in.ignore("no NCCL warning: the log shows nothing wrong it can name, which is not a clean bill of health")
 	}
 	return true

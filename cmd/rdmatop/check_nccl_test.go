@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,6 +170,32 @@ func TestCheckNCCLWhySlow(t *testing.T) {
 	}
 }
 
+// With the host beside the log (its rdma link output, real Soft-RoCE
+// ports): the socket finding names the ACTIVE ports NCCL left idle; with
+// every port down there is no socket finding (the ports' own findings
+// say why).
+func TestCheckNCCLSocketsBesideTheHost(t *testing.T) {
+	link := "../../testdata/saved/rxe/final-rdma-link.json"
+	doc := findingsOf(t, ncclLog(t, "24-"), link)
+	if len(doc.Findings) == 0 || doc.Findings[0].Rule != "nccl-on-sockets" ||
+		!strings.Contains(doc.Findings[0].Evidence, "this host has 2 ACTIVE RDMA port(s): rxe0/1, rxe1/1") {
+		t.Errorf("findings %+v", doc.Findings)
+	}
+	raw, err := os.ReadFile(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := filepath.Join(t.TempDir(), "rdma-link.json")
+	if err := os.WriteFile(down, []byte(strings.ReplaceAll(string(raw), `"state":"ACTIVE"`, `"state":"DOWN"`)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range findingsOf(t, ncclLog(t, "24-"), down).Findings {
+		if f.Rule == "nccl-on-sockets" {
+			t.Errorf("every port down: %s", f.Evidence)
+		}
+	}
+}
+
 type ruleEvidence struct {
 	Findings []struct {
 		Rule     string `json:"rule"`
@@ -176,13 +203,13 @@ type ruleEvidence struct {
 	} `json:"findings"`
 }
 
-// findingsOf runs check --json on path and returns its findings.
-func findingsOf(t *testing.T, path string) ruleEvidence {
+// findingsOf runs check --json on paths and returns its findings.
+func findingsOf(t *testing.T, paths ...string) ruleEvidence {
 	t.Helper()
-	out, stderr, _ := runCLI(t, "check", "--json", path)
+	out, stderr, _ := runCLI(t, append([]string{"check", "--json"}, paths...)...)
 	var doc ruleEvidence
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
-		t.Fatalf("%s: %v (stderr %q)", path, err, stderr)
+		t.Fatalf("%s: %v (stderr %q)", paths, err, stderr)
 	}
 	return doc
 }
