@@ -261,6 +261,11 @@ type HostEnv struct {
 	// (a log read alone).
 	RDMAPorts   int      `expr:"rdma_ports"`
 	ActivePorts []string `expr:"active_ports"`
+	// NCCLPortsUsed are the host's ports NCCL's log says its network
+	// uses; NCCLPortsIdle the ACTIVE ones of the same link layer and rate
+	// it leaves out (nccl_ports.go). Empty without both.
+	NCCLPortsUsed []string `expr:"nccl_ports_used"`
+	NCCLPortsIdle []string `expr:"nccl_ports_idle"`
 	// qos is Config's QoS settings per netdev, for the QoS functions.
 	qos qos.Host
 }

@@ -146,6 +146,7 @@ var templateFuncs = template.FuncMap{
 	// the host: {{ncclsockets .Host}}, {{ncclgdr .Host}}.
 	"ncclsockets": ncclSockets,
 	"ncclgdr":     ncclGDROff,
+	"ncclports":   ncclPorts,
 	// num formats a number (or nil) for people: 4 significant digits,
 	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {

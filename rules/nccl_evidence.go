@@ -208,3 +208,11 @@ func appendOnce(ss []string, s string) []string {
 	}
 	return append(ss, s)
 }
+
+// ncclPorts is the evidence that NCCL leaves NICs idle: the ports its
+// network uses and the ACTIVE ones of the same kind it does not. It is
+// the evidence template function "ncclports".
+func ncclPorts(h *HostEnv) string {
+	return fmt.Sprintf("NCCL's network uses %d of this host's RDMA ports (%s); %d more ACTIVE, of the same link layer and rate, carry none of its traffic: %s",
+		len(h.NCCLPortsUsed), strings.Join(h.NCCLPortsUsed, ", "), len(h.NCCLPortsIdle), strings.Join(h.NCCLPortsIdle, ", "))
+}

@@ -40,6 +40,7 @@ func hostEnv(f Frame) HostEnv {
 		h.HugePagesTotal, h.HugePagesFree, h.HighOrderFreeKB = u64(m.HugePagesTotal), u64(m.HugePagesFree), u64(m.HighOrderFreeKB)
 	}
 	h.RDMAPorts = len(s.Ports)
+	h.NCCLPortsUsed, h.NCCLPortsIdle = ncclIdlePorts(s.Events, s.Ports)
 	for i := range s.Ports {
 		if p := &s.Ports[i]; p.State == "ACTIVE" {
 			h.ActivePorts = append(h.ActivePorts, portLabel(p))
