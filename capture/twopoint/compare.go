@@ -284,7 +284,12 @@ func segments(flows []FlowFate) []Segment {
 			out = append(out, Segment{Upstream: f.Upstream, Downstream: f.Downstream})
 			i = len(out) - 1
 		}
-		out[i].Flows++
+		if f.Sent+f.Appeared+f.Duplicated > 0 {
+			// Not a flow whose every packet was another flow's,
+			// corrupted in its headers on the way (paired with that
+			// flow's loss: corruptedInHeaders).
+			out[i].Flows++
+		}
 		out[i].add(f.Fate)
 	}
 	slices.SortFunc(out, func(x, y Segment) int { return strings.Compare(x.Upstream, y.Upstream) })

@@ -58,6 +58,19 @@ func TestIPv6AgreesWithTheTruth(t *testing.T) {
 				t.Errorf("%s %s->%s QP %d:\n got  %+v\n want %+v", run, tf.Src, tf.Dst, tf.DstQP, g, want)
 			}
 		}
+		// A way's flows are the truth's: not the one-packet "flows" of
+		// destination QPs a bit flip made (s29-39), each a corrupted copy.
+		for _, seg := range r.Segments {
+			want := 0
+			for _, tf := range loadTruth(t, dir) {
+				if map[string]string{"veth0": "A", "veth1": "B"}[tf.Upstream] == seg.Upstream {
+					want++
+				}
+			}
+			if seg.Flows != want {
+				t.Errorf("%s: %s upstream: %d flows, the truth %d", run, seg.Upstream, seg.Flows, want)
+			}
+		}
 		if run != "s29-57-jitter+loss-read" {
 			continue // a packet corrupted out of being RoCE is lost here, not dropped by netem
 		}
