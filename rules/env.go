@@ -266,6 +266,9 @@ type HostEnv struct {
 	// it leaves out (nccl_ports.go). Empty without both.
 	NCCLPortsUsed []string `expr:"nccl_ports_used"`
 	NCCLPortsIdle []string `expr:"nccl_ports_idle"`
+	// RDMABalance is how the RDMA bytes spread over the ACTIVE ports
+	// alike (balance.go); nil without byte rates.
+	RDMABalance *PortBalance `expr:"rdma_balance"`
 	// qos is Config's QoS settings per netdev, for the QoS functions.
 	qos qos.Host
 }

@@ -147,6 +147,9 @@ var templateFuncs = template.FuncMap{
 	"ncclsockets": ncclSockets,
 	"ncclgdr":     ncclGDROff,
 	"ncclports":   ncclPorts,
+	// balance says how the RDMA bytes spread over the ports alike:
+	// {{balance .Host.RDMABalance}}.
+	"balance": balanceEvidence,
 	// num formats a number (or nil) for people: 4 significant digits,
 	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {

@@ -909,6 +909,39 @@ func hrCases() []hrCase {
 			cannot:  []string{"mtu-mismatch", "pfc-pause-storm", "host-rx-backpressure"},
 			healthy: true,
 		},
+		{
+			// Eight NICs alike, every RDMA byte on mlx5_0 for three
+			// minutes (balance_test.go).
+			name: "eight NICs, one busy",
+			frames: func(t *testing.T) []rules.Frame {
+				var hs []hrHost
+				for n := range 4 {
+					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(k int) bool { return k == 0 })})
+				}
+				return hrFrames(hrSample(hs...)...)
+			},
+			fire: []hrAlert{{rule: "rdma-traffic-on-one-nic", objects: map[string]string{}, evidence: []string{"mlx5_0/1", "7 carried under 1 %"}}},
+		},
+		{
+			name: "eight NICs, all busy",
+			frames: func(t *testing.T) []rules.Frame {
+				var hs []hrHost
+				for n := range 4 {
+					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(int) bool { return true })})
+				}
+				return hrFrames(hrSample(hs...)...)
+			},
+			quiet: []string{"rdma-traffic-on-one-nic"},
+		},
+		{
+			// One sample: no byte rates yet, which is not idle.
+			name: "eight NICs, first sample",
+			frames: func(t *testing.T) []rules.Frame {
+				return hrFrames(hrSample(hrHost{sysfs: eightNICs(t, 0, func(int) bool { return true })})...)
+			},
+			ignoreFor: true,
+			cannot:    []string{"rdma-traffic-on-one-nic"},
+		},
 	}
 }
 

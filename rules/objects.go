@@ -41,6 +41,7 @@ func hostEnv(f Frame) HostEnv {
 	}
 	h.RDMAPorts = len(s.Ports)
 	h.NCCLPortsUsed, h.NCCLPortsIdle = ncclIdlePorts(s.Events, s.Ports)
+	h.RDMABalance = portBalance(s.Ports)
 	for i := range s.Ports {
 		if p := &s.Ports[i]; p.State == "ACTIVE" {
 			h.ActivePorts = append(h.ActivePorts, portLabel(p))
