@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,11 +126,7 @@ func ncclText(e *probes.Event) string {
 func ncclSockets(h *HostEnv) string {
 	var said, why, ifs []string
 	procs := map[string]bool{}
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Source != "nccl" || e.NCCL == nil {
-			continue
-		}
+	for e := range ncclEvents(h.Events) {
 		n := e.NCCL
 		switch {
 		case e.Kind == nccl.KindNetwork && n.Net == "Socket":
@@ -174,11 +171,7 @@ func ncclSockets(h *HostEnv) string {
 func ncclGDROff(h *HostEnv) string {
 	var off []string
 	procs := map[string]bool{}
-	for i := range h.Events {
-		e := &h.Events[i]
-		if e.Source != "nccl" || e.NCCL == nil {
-			continue
-		}
+	for e := range ncclEvents(h.Events) {
 		n := e.NCCL
 		switch {
 		case e.Kind == nccl.KindGDR && n.GDR != nil && !*n.GDR:
@@ -199,6 +192,17 @@ func ncclGDROff(h *HostEnv) string {
 		parts = append(parts, fmt.Sprintf("channels over the network without /GDRDMA in %d process(es)", len(procs)))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// ncclEvents yields the events NCCL's log gave, with what they said.
+func ncclEvents(events []probes.Event) iter.Seq[*probes.Event] {
+	return func(yield func(*probes.Event) bool) {
+		for i := range events {
+			if e := &events[i]; e.Source == "nccl" && e.NCCL != nil && !yield(e) {
+				return
+			}
+		}
+	}
 }
 
 // appendOnce appends s to ss unless ss holds it.

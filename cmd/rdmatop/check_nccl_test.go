@@ -31,31 +31,28 @@ func TestCheckNCCLLogs(t *testing.T) {
 		{"13-", "nccl-link-local-gid", []string{"GID index 0, fe80::5ea7:21ff:fe41:8a1a (link-local)"}},
 	}
 	for _, c := range cases {
-		path := ncclLog(t, c.file)
-		out, stderr, code := runCLI(t, "check", "--json", path)
-		if code != 1 {
+		if _, stderr, code := runCLI(t, "check", "--json", ncclLog(t, c.file)); code != 1 {
 			t.Errorf("%s: exit %d, stderr %q", c.file, code, stderr)
 			continue
 		}
-		var doc struct {
-			Findings []struct {
-				Rule     string `json:"rule"`
-				Evidence string `json:"evidence"`
-			} `json:"findings"`
-		}
-		if err := json.Unmarshal([]byte(out), &doc); err != nil {
-			t.Fatal(err)
-		}
-		if len(doc.Findings) == 0 || doc.Findings[0].Rule != c.rule {
-			t.Errorf("%s: findings %+v, want %s first", c.file, doc.Findings, c.rule)
-			continue
-		}
-		for _, n := range c.names {
-			if !strings.Contains(doc.Findings[0].Evidence, n) {
-				t.Errorf("%s: evidence %q does not name %q", c.file, doc.Findings[0].Evidence, n)
-			}
+		firstNames(t, c.file, findingsOf(t, ncclLog(t, c.file)), c.rule, c.names)
+	}
+}
+
+// firstNames checks that the first finding is rule's and its evidence
+// names each of names.
+func firstNames(t *testing.T, file string, doc ruleEvidence, rule string, names []string) bool {
+	t.Helper()
+	if len(doc.Findings) == 0 || doc.Findings[0].Rule != rule {
+		t.Errorf("%s: findings %+v, want %s first", file, doc.Findings, rule)
+		return false
+	}
+	for _, n := range names {
+		if !strings.Contains(doc.Findings[0].Evidence, n) {
+			t.Errorf("%s: evidence %q does not name %q", file, doc.Findings[0].Evidence, n)
 		}
 	}
+	return true
 }
 
 // check --json carries what each NCCL warning said, parsed; a log with
@@ -146,14 +143,8 @@ func TestCheckNCCLWhySlow(t *testing.T) {
 	}
 	for _, c := range cases {
 		doc := findingsOf(t, ncclLog(t, c.file))
-		if len(doc.Findings) == 0 || doc.Findings[0].Rule != c.rule {
-			t.Errorf("%s: findings %+v, want %s first", c.file, doc.Findings, c.rule)
+		if !firstNames(t, c.file, doc, c.rule, c.names) {
 			continue
-		}
-		for _, n := range c.names {
-			if !strings.Contains(doc.Findings[0].Evidence, n) {
-				t.Errorf("%s: evidence %q does not name %q", c.file, doc.Findings[0].Evidence, n)
-			}
 		}
 		if c.rule == "nccl-on-sockets" && !strings.Contains(doc.Findings[0].Evidence, "this host's RDMA ports were not read") {
 			t.Errorf("%s: a log alone does not say the host's ports: %q", c.file, doc.Findings[0].Evidence)
