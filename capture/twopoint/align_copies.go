@@ -61,8 +61,12 @@ func (p *pairing) alignCopies(us, ds []int, typical int64, upOf []int) {
 }
 
 // onePrint reports whether the packets of one signature at both points
-// share one header print, or some print is unknown.
+// share one header print, or some print is unknown, or the path rewrites
+// the flow's headers (prints tell nothing then).
 func (p *pairing) onePrint(us, ds []int) bool {
+	if p.rewrite.printVaries {
+		return true
+	}
 	first := p.up[us[0]].print
 	for _, i := range us {
 		if u := &p.up[i]; u.print != first || u.flags&pktHdrCut != 0 {

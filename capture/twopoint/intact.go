@@ -12,7 +12,8 @@ import (
 // IPv4 TOS, TTL and header checksum; IPv6's (and the GRH's) traffic class
 // and hop limit. The rest of the network header, the UDP header and the
 // IBA transport headers no switch or router rewrites: addresses, IPv4 ID
-// and flags, a nonzero IPv6 flow label (RFC 6437 §2: delivered unchanged),
+// and flags, the IPv6 flow label (RFC 6437 §2: a nonzero one delivered
+// unchanged; one a path sets on every packet is its own: printVaries),
 // the UDP ports, length and checksum (its pseudo-header holds no per-hop
 // field), and BTH through the last extended header (an Ethernet path does
 // not parse them; their F and B bits are InfiniBand switches' alone). A
@@ -95,6 +96,12 @@ type pathRewrite struct {
 	hops       uint8 // upstream hop count minus downstream's
 	tcUp, tcDn uint8 // traffic class sent, and as it arrives
 	known      bool
+	// printVaries: most of the flow's packets arrive with other headers
+	// than they left with. Damage is what befalls some packets; a field
+	// rewritten on every packet (a flow label a router sets where the
+	// sender left it zero, RFC 6437 §2) is the path's, and the prints
+	// then tell neither damage nor copies apart.
+	printVaries bool
 }
 
 // damaged reports whether downstream packet d is upstream packet u
@@ -116,7 +123,7 @@ func (p *pairing) changed(u, d *pkt) bool {
 	switch {
 	case d.flags&^u.flags&(pktBadICRC|pktBadIPv4Sum) != 0:
 		return true
-	case u.flags&pktHdrCut == 0 && d.flags&pktHdrCut == 0 && u.print != d.print:
+	case !p.rewrite.printVaries && u.flags&pktHdrCut == 0 && d.flags&pktHdrCut == 0 && u.print != d.print:
 		return true
 	}
 	rw := p.rewrite

@@ -118,8 +118,9 @@ func TestHeaderDamageTold(t *testing.T) {
 }
 
 // What a path does to every packet of a flow is not damage: a routed
-// hop (TTL one less), a switch remarking the class (DSCP 0 to 26), or
-// one clearing ECN at a domain's edge, each with the checksum rewritten.
+// hop (TTL one less), a switch remarking the class (DSCP 0 to 26), one
+// clearing ECN at a domain's edge, each with the checksum rewritten, or
+// a header field set on every packet.
 func TestPathRewritesAreNotDamage(t *testing.T) {
 	rewrites := []struct {
 		name string
@@ -127,6 +128,9 @@ func TestPathRewritesAreNotDamage(t *testing.T) {
 	}{
 		{"routed hop", func(d []byte) { d[offTTL]--; fixIPv4Sum(d) }},
 		{"DSCP remarked", func(d []byte) { d[offTOS] = 26<<2 | d[offTOS]&3; fixIPv4Sum(d) }},
+		// A field no path should touch, rewritten on every packet (as
+		// a router sets a flow label the sender left zero): the path's.
+		{"UDP checksum set", func(d []byte) { d[offUDPSum], d[offUDPSum+1] = 0x12, 0x34 }},
 	}
 	base := editFromA(t, func(int, []byte) {})
 	for _, rw := range rewrites {

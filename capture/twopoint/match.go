@@ -141,12 +141,16 @@ func ecnCould(up, down uint8) bool {
 // (0 and unknown when there is none).
 func (p *pairing) typical() int64 {
 	ds, hops, tcs := p.sc.delays[:0], p.sc.hops[:0], p.sc.tcs[:0]
+	unlike := 0 // pairs whose prints differ
 	p.sc.joinBySig(p.up, p.down, func(us, dn []int) {
 		if len(us) == 1 && len(dn) == 1 {
 			u, d := &p.up[us[0]], &p.down[dn[0]]
 			ds = append(ds, d.ts-p.off-u.ts)
 			hops = append(hops, u.hop-d.hop)
 			tcs = append(tcs, uint16(u.tc)<<8|uint16(d.tc))
+			if u.print != d.print {
+				unlike++
+			}
 		}
 	})
 	p.sc.delays, p.sc.hops, p.sc.tcs = ds, hops, tcs
@@ -157,7 +161,8 @@ func (p *pairing) typical() int64 {
 	slices.Sort(hops)
 	slices.Sort(tcs)
 	tc := tcs[len(tcs)/2]
-	p.rewrite = pathRewrite{hops: hops[len(hops)/2], tcUp: uint8(tc >> 8), tcDn: uint8(tc), known: true}
+	p.rewrite = pathRewrite{hops: hops[len(hops)/2], tcUp: uint8(tc >> 8), tcDn: uint8(tc), known: true,
+		printVaries: 2*unlike > len(ds)}
 	return ds[len(ds)/2]
 }
 
