@@ -20,16 +20,21 @@ type PortBalance struct {
 	BytesPerSec float64 `expr:"bytes_per_s"`
 	Share       float64 `expr:"share"`
 	Util        any     `expr:"util"`
-	// Ports counts the ACTIVE ports of that kind; Idle names those
-	// carrying under idleFraction of the busiest's bytes.
+	// Ports counts the ACTIVE ports of that kind; Idle names those that
+	// carry next to nothing (under idleOfLine of their line rate; unjudged when
+	// the rate is unknown).
 	Ports int      `expr:"ports"`
 	Idle  []string `expr:"idle"`
 }
 
-// idleFraction: a port carrying under 1 % of the busiest's bytes carries
-// none of the job's traffic (an ACK stream or a monitoring probe is well
-// under it; one of a job's channels is not).
-const idleFraction = 0.01
+// idleOfLine: a port whose RDMA bytes (rx + tx) stay under a thousandth
+// of its line rate (12.5 MB/s at 100 Gb/s) carries no workload. What an
+// unused RoCE port still moves (LLDP, ARP/ND, connection management,
+// keep-alives) is kB/s; any workload's data stream, a job's channel or a
+// storage client's, is MB/s and more while it moves. A port above it
+// carries something, perhaps another job's traffic on a NIC kept for it,
+// and is not called idle.
+const idleOfLine = 1e-3
 
 // portBalance is the balance of ports' RDMA bytes, nil when no ACTIVE
 // port has a byte rate or a port of the busiest's kind lacks one (a
@@ -81,7 +86,7 @@ func portBalance(ports []probes.Port) *PortBalance {
 		}
 		b.Ports++
 		b.BytesPerSec += l.rx + l.tx
-		if l.rx+l.tx < idleFraction*(top.rx+top.tx) {
+		if l.p.RateGbps > 0 && (l.rx+l.tx)*8 < idleOfLine*l.p.RateGbps*1e9 {
 			b.Idle = append(b.Idle, portLabel(l.p))
 		}
 	}
@@ -103,7 +108,7 @@ func balanceEvidence(b *PortBalance) string {
 	if u, ok := b.Util.(float64); ok {
 		fmt.Fprintf(&s, ", %s of its line rate", percent(u))
 	}
-	fmt.Fprintf(&s, "); %d carried under 1 %% of it: %s", len(b.Idle), strings.Join(b.Idle, ", "))
+	fmt.Fprintf(&s, "); %d sat idle, under 0.1 %% of their line rate: %s", len(b.Idle), strings.Join(b.Idle, ", "))
 	return s.String()
 }
 

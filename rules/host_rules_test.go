@@ -916,18 +916,18 @@ func hrCases() []hrCase {
 			frames: func(t *testing.T) []rules.Frame {
 				var hs []hrHost
 				for n := range 4 {
-					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(k int) bool { return k == 0 })})
+					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(k int) float64 { return b2f(k == 0) })})
 				}
 				return hrFrames(hrSample(hs...)...)
 			},
-			fire: []hrAlert{{rule: "rdma-traffic-on-one-nic", objects: map[string]string{}, evidence: []string{"mlx5_0/1", "7 carried under 1 %"}}},
+			fire: []hrAlert{{rule: "rdma-traffic-on-one-nic", objects: map[string]string{}, evidence: []string{"mlx5_0/1", "7 sat idle"}}},
 		},
 		{
 			name: "eight NICs, all busy",
 			frames: func(t *testing.T) []rules.Frame {
 				var hs []hrHost
 				for n := range 4 {
-					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(int) bool { return true })})
+					hs = append(hs, hrHost{sysfs: eightNICs(t, n, func(int) float64 { return 1 })})
 				}
 				return hrFrames(hrSample(hs...)...)
 			},
@@ -937,7 +937,7 @@ func hrCases() []hrCase {
 			// One sample: no byte rates yet, which is not idle.
 			name: "eight NICs, first sample",
 			frames: func(t *testing.T) []rules.Frame {
-				return hrFrames(hrSample(hrHost{sysfs: eightNICs(t, 0, func(int) bool { return true })})...)
+				return hrFrames(hrSample(hrHost{sysfs: eightNICs(t, 0, func(int) float64 { return 1 })})...)
 			},
 			ignoreFor: true,
 			cannot:    []string{"rdma-traffic-on-one-nic"},
