@@ -18,6 +18,9 @@ type Snapshot struct {
 	// NCCLRAS is NCCL's RAS answer (--nccl-ras); nil when not asked or
 	// not answered (the nccl-ras source's status says why).
 	NCCLRAS *NCCLRAS `json:"nccl_ras,omitempty"`
+	// GPUProcesses are the processes holding GPU device files, with
+	// their TCP bytes (the gpu-tcp source); nil when not read.
+	GPUProcesses []GPUProcess `json:"gpu_processes,omitempty" expr:"gpu_processes"`
 }
 
 // HostInfo names the machine the snapshot describes.

@@ -39,7 +39,8 @@ const idleOfLine = 1e-3
 // portBalance is the balance of ports' RDMA bytes, nil when no ACTIVE
 // port has a byte rate or a port of the busiest's kind lacks one (a
 // first sample, a counter that did not answer): absent is not idle. When
-// no bytes flow at all, it is empty.
+// no bytes flow at all, Share is 0 and every port of the kind is idle
+// (that has a known line rate).
 func portBalance(ports []probes.Port) *PortBalance {
 	rate := func(p *probes.Port, name string) (float64, bool) {
 		if c := firstCounter(p.Counters, name); c != nil && c.Rate != nil {
@@ -70,9 +71,6 @@ func portBalance(ports []probes.Port) *PortBalance {
 		return nil
 	}
 	top := loads[busiest]
-	if top.rx+top.tx == 0 {
-		return &PortBalance{Busiest: portLabel(top.p)} // nothing flows: no spread to judge
-	}
 	b := &PortBalance{Busiest: portLabel(top.p)}
 	if top.p.RateGbps > 0 {
 		b.Util = max(top.rx, top.tx) * 8 / (top.p.RateGbps * 1e9)
@@ -90,7 +88,9 @@ func portBalance(ports []probes.Port) *PortBalance {
 			b.Idle = append(b.Idle, portLabel(l.p))
 		}
 	}
-	b.Share = (top.rx + top.tx) / b.BytesPerSec
+	if b.BytesPerSec > 0 {
+		b.Share = (top.rx + top.tx) / b.BytesPerSec
+	}
 	slices.Sort(b.Idle)
 	return b
 }

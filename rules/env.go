@@ -269,6 +269,11 @@ type HostEnv struct {
 	// RDMABalance is how the RDMA bytes spread over the ACTIVE ports
 	// alike (balance.go); nil without byte rates.
 	RDMABalance *PortBalance `expr:"rdma_balance"`
+	// GPUOnTCP are the processes holding GPU device files whose TCP
+	// rates are known, busiest first (gputcp.go); GPURead says the
+	// gpu-tcp source answered this sample, so an empty list means none.
+	GPUOnTCP []GPUTCP `expr:"gpu_on_tcp"`
+	GPURead  bool     `expr:"gpu_read"`
 	// qos is Config's QoS settings per netdev, for the QoS functions.
 	qos qos.Host
 }

@@ -150,6 +150,9 @@ var templateFuncs = template.FuncMap{
 	// balance says how the RDMA bytes spread over the ports alike:
 	// {{balance .Host.RDMABalance}}.
 	"balance": balanceEvidence,
+	// gputcp says which GPU processes move bytes over TCP:
+	// {{gputcp .Host}}.
+	"gputcp": gpuTCPEvidence,
 	// num formats a number (or nil) for people: 4 significant digits,
 	// never an exponent (20610 pause frames/s, not 2.061e+04).
 	"num": func(v any) string {

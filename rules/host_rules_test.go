@@ -449,7 +449,7 @@ func hrCases() []hrCase {
 	prio3 := map[string]string{"device": "mlx5_0", "netdev": "eth0", "priority": "3"}
 	labBundle := hrFix + "lab/probes/record.bundle.gz"
 
-	return []hrCase{
+	return append([]hrCase{
 		{
 			name: "mlx5 t0 alone: a first sample has no rates",
 			frames: func(t *testing.T) []rules.Frame {
@@ -940,9 +940,9 @@ func hrCases() []hrCase {
 				return hrFrames(hrSample(hrHost{sysfs: eightNICs(t, 0, func(int) float64 { return 1 })})...)
 			},
 			ignoreFor: true,
-			cannot:    []string{"rdma-traffic-on-one-nic"},
+			cannot:    []string{"rdma-traffic-on-one-nic", "gpu-job-on-tcp"},
 		},
-	}
+	}, platformCases()...)
 }
 
 // hrRun evaluates the whole pack over the frames; it returns the last

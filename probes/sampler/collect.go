@@ -123,6 +123,9 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 	if e.src.ProcRoot != "" {
 		list = append(list, e.procTask(c))
 	}
+	if e.src.GPU != nil {
+		list = append(list, e.gpuTask(c))
+	}
 	// A replayed source that timed out on the recorded host contributed
 	// nothing there; whatever the tick holds of it (a late read) must not
 	// contribute here.
@@ -152,6 +155,10 @@ func (s *Sampler) tasks(c *collected, now time.Time) []probes.Task {
 //   - kmsg, nccl, nccl-ras, proc: reads of what is already buffered or a
 //     few /proc files: microseconds. t is generous; it only matters if
 //     the source is broken.
+//   - gpu-tcp: a readlink per descriptor of the GPU processes and a TCP
+//     socket dump per network namespace they live in, milliseconds; every
+//     gputcp.RescanEvery a readlink per descriptor of the whole host,
+//     tens of milliseconds on a busy node.
 //   - RDMA netlink: the QP dump, where the kernel walks its QP table from
 //     the start for every reply, so its cost grows faster than the QP
 //     count: 0.12 s for 1,000 QPs, 0.37 s for 3,000 and 2.3 s for 10,000

@@ -251,6 +251,20 @@ func (e *env) rasTask(c *collected) probes.Task {
 	}}
 }
 
+// gpuTask finds the GPU processes and what they moved over TCP.
+func (e *env) gpuTask(c *collected) probes.Task {
+	t := e.opt.Timeout
+	return probes.Task{Name: "gpu-tcp", Timeout: t, Run: func(ctx context.Context) (func(), error) {
+		procs, err := e.src.GPU.Poll(ctx, e.now)
+		a := &gpuAnswer{Procs: procs}
+		if err != nil {
+			a.Err = err.Error()
+		}
+		// A namespace that could not be read leaves the others' figures.
+		return func() { c.gpus = a }, err
+	}}
+}
+
 // procTask reads the memory and fragmentation of /proc.
 func (e *env) procTask(c *collected) probes.Task {
 	t := e.opt.Timeout

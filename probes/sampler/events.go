@@ -44,6 +44,9 @@ func (s *Sampler) events(c *collected, qps []rdmanl.QP, qpsKnown bool, sel *sele
 	if c.ncclBatch != nil {
 		s.ncclEvents(c.ncclBatch, now, snap)
 	}
+	if c.gpus != nil {
+		snap.GPUProcesses = c.gpus.Procs
+	}
 	if c.ras != nil {
 		snap.NCCLRAS = c.ras.Status
 		s.rasEvents(c.ras.Status, now, snap)

@@ -8,6 +8,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
+	"github.com/rdmatop/rdmatop/probes/gputcp"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/rtnl"
@@ -29,6 +30,7 @@ func LiveSources(root string) (src Sources, close func(), opened []probes.Status
 	}
 	if _, err := os.Stat(filepath.Join(root, "proc", "meminfo")); err == nil {
 		src.ProcRoot = root
+		src.GPU = gputcp.New(root, 0)
 	}
 	var closers []func()
 	if k, err := ethtool.Open(); err == nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
+	"github.com/rdmatop/rdmatop/probes/gputcp"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/ncclras"
@@ -34,6 +35,7 @@ const (
 	rawAddrs   = "addrs"    // addrBatch: the address changes announced since the last tick
 	rawNCCL    = "nccl"     // nccl.Batch: the NCCL log lines read
 	rawRAS     = "nccl_ras" // rasAnswer: NCCL RAS's latest answer
+	rawGPU     = "gpu_tcp"  // gpuAnswer: the GPU processes and their TCP bytes
 )
 
 // Recorder samples like a Sampler and also returns, per sample, the raw
@@ -112,6 +114,9 @@ func (r *Recorder) Sample(ctx context.Context, now time.Time) (*probes.Snapshot,
 	}
 	if c.ras != nil && err == nil {
 		err = add(rawRAS, c.ras)
+	}
+	if c.gpus != nil && err == nil {
+		err = add(rawGPU, c.gpus)
 	}
 	if c.addrs != nil && err == nil {
 		err = add(rawAddrs, c.addrs)
@@ -234,6 +239,18 @@ var replayers = []struct {
 			f.Err = errors.New(a.Err) // its status is the recorded one (src.Status)
 		}
 		src.RAS = f
+		return nil
+	}},
+	{rawGPU, func(raw json.RawMessage, _ string, src *Sources) error {
+		var a gpuAnswer
+		if err := json.Unmarshal(raw, &a); err != nil {
+			return err
+		}
+		f := &gputcp.Fake{Procs: a.Procs}
+		if a.Err != "" {
+			f.Err = errors.New(a.Err) // its status is the recorded one (src.Status)
+		}
+		src.GPU = f
 		return nil
 	}},
 	{rawAddrs, func(raw json.RawMessage, _ string, src *Sources) error {

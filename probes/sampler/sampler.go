@@ -20,6 +20,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
+	"github.com/rdmatop/rdmatop/probes/gputcp"
 	"github.com/rdmatop/rdmatop/probes/kmsg"
 	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/probes/ncclras"
@@ -42,6 +43,7 @@ type Sources struct {
 	Kmsg     kmsg.Source    // /dev/kmsg
 	NCCL     nccl.Source    // a job's NCCL log, followed (--nccl-log)
 	RAS      ncclras.Source // NCCL's RAS endpoint (--nccl-ras)
+	GPU      gputcp.Source  // processes holding GPU device files, and their TCP bytes
 	// Addrs announces address changes (rtnetlink): a sample after one
 	// reads the GID tables again at once instead of on their schedule,
 	// and the GID events take the time of the change.
@@ -214,6 +216,7 @@ type collected struct {
 	kmsgLost  uint64
 	ncclBatch *nccl.Batch
 	ras       *rasAnswer // nil: not asked this sample
+	gpus      *gpuAnswer // nil: not asked this sample
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
 	pods      owner.Pods // of the node, read when an owner is in a pod

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package gputcp
+
+import (
+	"context"
+	"time"
+)
+
+func dump(context.Context, string, time.Duration) (map[uint32]tcpSock, error) {
+	return nil, ErrNotSupported
+}
+
+func selfNetNS() string { return "" }
