@@ -38,6 +38,7 @@ import (
 	"github.com/rdmatop/rdmatop/probes/dcb"
 	"github.com/rdmatop/rdmatop/probes/ethtool"
 	"github.com/rdmatop/rdmatop/probes/fsrec"
+	"github.com/rdmatop/rdmatop/probes/gputcp"
 	"github.com/rdmatop/rdmatop/probes/qpevent"
 	"github.com/rdmatop/rdmatop/probes/rdmanl"
 	"github.com/rdmatop/rdmatop/probes/sampler"
@@ -230,7 +231,8 @@ func (s *Scenario) sample(ctx context.Context, k phaseKind, i int, now time.Time
 		s.advance(k, i)
 	}
 	s.npOff = k == ecn
-	s.smp.SetSources(sampler.Sources{FS: s.tree(), Ethtool: s.ethtool(), DCB: s.dcb, Label: "demo",
+	// The job is ib_write_bw, on no GPU: the gpu-tcp source finds none.
+	s.smp.SetSources(sampler.Sources{FS: s.tree(), Ethtool: s.ethtool(), DCB: s.dcb, GPU: &gputcp.Fake{}, Label: "demo",
 		Host: probes.HostInfo{Hostname: "demo-host01", Kernel: "6.8.0-demo", Source: "demo"}})
 	snap := s.smp.Sample(ctx, now)
 	s.addQPs(snap, k, i, now)

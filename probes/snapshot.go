@@ -21,6 +21,10 @@ type Snapshot struct {
 	// GPUProcesses are the processes holding GPU device files, with
 	// their TCP bytes (the gpu-tcp source); nil when not read.
 	GPUProcesses []GPUProcess `json:"gpu_processes,omitempty" expr:"gpu_processes"`
+	// RDMABalance is how the RDMA bytes spread over the ACTIVE ports
+	// alike; nil without their byte rates (a first sample, a counter
+	// that did not answer): absent is not idle.
+	RDMABalance *RDMABalance `json:"rdma_balance,omitempty"`
 }
 
 // HostInfo names the machine the snapshot describes.

@@ -2,15 +2,15 @@ package rules
 
 import (
 	"fmt"
-	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rdmatop/rdmatop/probes"
 )
 
-// PortBalance is how a host's RDMA bytes spread over its ACTIVE ports of
-// one kind: the busiest port's link layer and rate (ports of another
-// kind are another job's, or cannot stand in for it).
+// PortBalance is the snapshot's probes.RDMABalance as rules see it: how
+// a host's RDMA bytes spread over its ACTIVE ports of one kind, the
+// ports named with their kind.
 type PortBalance struct {
 	// Busiest names the port carrying the most RDMA bytes (rx + tx);
 	// BytesPerSec is what the ports of its kind carry in all, Share the
@@ -21,77 +21,30 @@ type PortBalance struct {
 	Share       float64 `expr:"share"`
 	Util        any     `expr:"util"`
 	// Ports counts the ACTIVE ports of that kind; Idle names those that
-	// carry next to nothing (under idleOfLine of their line rate; unjudged when
-	// the rate is unknown).
+	// carry next to nothing (under probes.IdleOfLine of their line rate;
+	// unjudged when the rate is unknown).
 	Ports int      `expr:"ports"`
 	Idle  []string `expr:"idle"`
 }
 
-// idleOfLine: a port whose RDMA bytes (rx + tx) stay under a thousandth
-// of its line rate (12.5 MB/s at 100 Gb/s) carries no workload. What an
-// unused RoCE port still moves (LLDP, ARP/ND, connection management,
-// keep-alives) is kB/s; any workload's data stream, a job's channel or a
-// storage client's, is MB/s and more while it moves. A port above it
-// carries something, perhaps another job's traffic on a NIC kept for it,
-// and is not called idle.
-const idleOfLine = 1e-3
-
-// portBalance is the balance of ports' RDMA bytes, nil when no ACTIVE
-// port has a byte rate or a port of the busiest's kind lacks one (a
-// first sample, a counter that did not answer): absent is not idle. When
-// no bytes flow at all, Share is 0 and every port of the kind is idle
-// (that has a known line rate).
-func portBalance(ports []probes.Port) *PortBalance {
-	rate := func(p *probes.Port, name string) (float64, bool) {
-		if c := firstCounter(p.Counters, name); c != nil && c.Rate != nil {
-			return *c.Rate, true
-		}
-		return 0, false
-	}
-	type load struct {
-		p      *probes.Port
-		rx, tx float64
-		ok     bool
-	}
-	var loads []load
-	busiest := -1
-	for i := range ports {
-		p := &ports[i]
-		if p.State != "ACTIVE" {
-			continue
-		}
-		rx, okr := rate(p, "rx_bytes")
-		tx, okt := rate(p, "tx_bytes")
-		loads = append(loads, load{p, rx, tx, okr && okt})
-		if l := loads[len(loads)-1]; l.ok && (busiest < 0 || l.rx+l.tx > loads[busiest].rx+loads[busiest].tx) {
-			busiest = len(loads) - 1
-		}
-	}
-	if busiest < 0 {
+// portBalance is the snapshot's balance for rules, its ports labelled
+// with their kind ("mlx5_0/1 Ethernet 100 Gb/s"); nil when it is.
+func portBalance(sb *probes.RDMABalance) *PortBalance {
+	if sb == nil {
 		return nil
 	}
-	top := loads[busiest]
-	b := &PortBalance{Busiest: portLabel(top.p)}
-	if top.p.RateGbps > 0 {
-		b.Util = max(top.rx, top.tx) * 8 / (top.p.RateGbps * 1e9)
+	label := func(key string) string {
+		i := strings.LastIndexByte(key, '/') // "mlx5_0/1"
+		n, _ := strconv.Atoi(key[i+1:])
+		return portLabel(&probes.Port{Device: key[:max(i, 0)], Port: n, LinkLayer: sb.LinkLayer, RateGbps: sb.RateGbps})
 	}
-	for _, l := range loads {
-		if l.p.LinkLayer != top.p.LinkLayer || l.p.RateGbps != top.p.RateGbps {
-			continue
-		}
-		if !l.ok {
-			return nil
-		}
-		b.Ports++
-		b.BytesPerSec += l.rx + l.tx
-		if l.p.RateGbps > 0 && (l.rx+l.tx)*8 < idleOfLine*l.p.RateGbps*1e9 {
-			b.Idle = append(b.Idle, portLabel(l.p))
-		}
+	b := &PortBalance{Busiest: label(sb.Busiest), BytesPerSec: sb.BytesPerSec, Share: sb.Share, Ports: sb.Ports}
+	if sb.Util != nil {
+		b.Util = *sb.Util
 	}
-	if b.BytesPerSec > 0 {
-		b.Share = (top.rx + top.tx) / b.BytesPerSec
+	for _, k := range sb.Idle {
+		b.Idle = append(b.Idle, label(k))
 	}
-	slices.Sort(b.Idle)
 	return b
 }
 

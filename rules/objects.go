@@ -41,7 +41,7 @@ func hostEnv(f Frame) HostEnv {
 	}
 	h.RDMAPorts = len(s.Ports)
 	h.NCCLPortsUsed, h.NCCLPortsIdle = ncclIdlePorts(s.Events, s.Ports)
-	h.RDMABalance = portBalance(s.Ports)
+	h.RDMABalance = portBalance(s.RDMABalance)
 	h.GPUOnTCP = gpuOnTCP(s.GPUProcesses)
 	h.GPURead = h.Sources["gpu-tcp"] == string(probes.StateOK) || len(s.GPUProcesses) > 0
 	for i := range s.Ports {

@@ -3,17 +3,20 @@ package ui
 import (
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/rdmatop/rdmatop/capture"
 	"github.com/rdmatop/rdmatop/capture/report"
 	"github.com/rdmatop/rdmatop/monitor"
+	"github.com/rdmatop/rdmatop/probes"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -728,5 +731,42 @@ func TestStripNamesRulesHolding(t *testing.T) {
 	f.Rules[1].State = "ok"
 	if got := strip(f); !strings.HasPrefix(strings.TrimSpace(got), "✓ no active findings (2 rules ok, 1 cannot evaluate here)") {
 		t.Errorf("strip with nothing pending: %q", got)
+	}
+}
+
+// The Overview says how the RDMA bytes spread over the ports alike: the
+// busiest's share, and as many idle ports as fit at 80 columns, whole,
+// then how many more. It warns while rdma-traffic-on-one-nic holds.
+func TestOverviewBalanceLine(t *testing.T) {
+	f := fixtureFrame(t)
+	f.Mode, f.Findings = monitor.ModeLive, nil
+	snap := *f.Snapshot
+	idle := []string{}
+	for k := 1; k < 8; k++ {
+		idle = append(idle, "mlx5_"+strconv.Itoa(k)+"/1")
+	}
+	util := 0.928
+	snap.RDMABalance = &probes.RDMABalance{Busiest: "mlx5_0/1", LinkLayer: "Ethernet", RateGbps: 100,
+		BytesPerSec: 21.2e9, Share: 1, Util: &util, Ports: 8, Idle: idle}
+	f.Snapshot = &snap
+	line := func(f monitor.Frame, w int) string {
+		for _, l := range strings.Split(send(sized(New(Options{NoColor: true, Mode: monitor.ModeLive}), w, 40), FrameMsg{f}).Render(), "\n") {
+			if strings.Contains(l, "RDMA, ") {
+				return l
+			}
+		}
+		return ""
+	}
+	got := line(f, 80)
+	want := "  RDMA, 8 ports alike: mlx5_0/1 carries 100 % of 170 Gb/s · idle 7: mlx5_1/1 +6"
+	if strings.TrimRight(got, " ") != want || ansi.StringWidth(got) > 80 {
+		t.Errorf("at 80 columns: %q, want %q", got, want)
+	}
+	if got := line(f, 200); !strings.HasSuffix(strings.TrimRight(got, " "), "mlx5_6/1 mlx5_7/1") {
+		t.Errorf("at 200 columns: %q, want every idle port", got)
+	}
+	snap.RDMABalance = &probes.RDMABalance{Busiest: "mlx5_0/1", Ports: 1}
+	if got := line(f, 80); got != "" {
+		t.Errorf("one port alike has no spread to show: %q", got)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/rdmatop/rdmatop/internal/termtext"
 	"github.com/rdmatop/rdmatop/probes"
 )
@@ -55,6 +57,9 @@ func (m Model) portsPanel(s *probes.Snapshot) []string {
 			fitRight(optF(p.Traffic.RxPacketsPerSec), 8) + " " + fitRight(optF(p.Traffic.TxPacketsPerSec), 8) + "  "
 		line = fit(line, 73)
 		out = append(out, line+m.paint(m.styles.Spark, sparkline(m.history[portKey(p)], min(sparkW, w-73))))
+	}
+	if l := m.balanceLine(s.RDMABalance); l != "" {
+		out = append(out, l)
 	}
 	if p := m.selectedPort(); p != nil {
 		out = append(out, "")
@@ -218,4 +223,54 @@ func dropBlankLines(out []string, n int) []string {
 		}
 	}
 	return out
+}
+
+// balanceLine says how the RDMA bytes spread over the ACTIVE ports alike,
+// when there are two or more: the busiest port's share of them and the
+// idle ports, as many as fit, never a name cut. It is a warning while
+// rdma-traffic-on-one-nic is pending or firing.
+func (m Model) balanceLine(b *probes.RDMABalance) string {
+	if b == nil || b.Ports < 2 {
+		return ""
+	}
+	total := b.BytesPerSec
+	line := "  RDMA, " + strconv.Itoa(b.Ports) + " ports alike: "
+	switch {
+	case total == 0:
+		line += "nothing moves"
+	default:
+		line += termtext.Sanitize(b.Busiest) + " carries " + trim(100*b.Share) + " % of " + trim(total*8/1e9) + " Gb/s"
+	}
+	if n := len(b.Idle); n > 0 {
+		line += " · idle " + strconv.Itoa(n) + ":"
+		for i, name := range b.Idle {
+			more := ""
+			if rest := n - i - 1; rest > 0 {
+				more = " +" + strconv.Itoa(rest)
+			}
+			if ansi.StringWidth(line+" "+name+more) > m.width {
+				line += " +" + strconv.Itoa(n-i)
+				break
+			}
+			line += " " + termtext.Sanitize(name)
+		}
+	}
+	st := m.styles.Header
+	if m.ruleHolds("rdma-traffic-on-one-nic") {
+		st = m.styles.Warning
+	}
+	return m.paint(st, clip(line, m.width))
+}
+
+// ruleHolds: the frame's rule is pending or firing.
+func (m Model) ruleHolds(rule string) bool {
+	if m.frame == nil {
+		return false
+	}
+	for _, r := range m.frame.Rules {
+		if r.Rule == rule {
+			return r.State == "pending" || r.State == "firing"
+		}
+	}
+	return false
 }

@@ -45,6 +45,7 @@ func (s *Sampler) assemble(c *collected, now time.Time) *probes.Snapshot {
 	}
 	sel, known := s.selectionOf(c)
 	s.netlinkPorts(c, sel, snap, now, dt)
+	snap.RDMABalance = balanceView(snap.Ports)
 	s.configViews(c, snap)
 	if sel != nil && known && c.devsOK {
 		s.selected = sel

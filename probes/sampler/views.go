@@ -146,6 +146,9 @@ func congestionView(cs []probes.Counter) probes.Congestion {
 	}
 }
 
+// trafficRDMA is Traffic.Source when the RDMA port's own counters gave it.
+const trafficRDMA = "rdma port counters"
+
 // trafficView prefers the RDMA port's own byte counters (canonical, so
 // in bytes), then the netdev's.
 func trafficView(cs []probes.Counter) probes.Traffic {
@@ -154,7 +157,7 @@ func trafficView(cs []probes.Counter) probes.Traffic {
 		t.RxBytesPerSec = rx
 		t.TxBytesPerSec = rateOf(cs, "tx_bytes")
 		t.RxPacketsPerSec, t.TxPacketsPerSec = rateOf(cs, "rx_packets"), rateOf(cs, "tx_packets")
-		t.Source = "rdma port counters"
+		t.Source = trafficRDMA
 		return t
 	}
 	t.RxBytesPerSec, t.TxBytesPerSec = rateOf(cs, "netdev_rx_bytes"), rateOf(cs, "netdev_tx_bytes")
@@ -178,4 +181,61 @@ func netlinkCounters(driver string, st rdmanl.PortStats) []probes.Counter {
 		out = append(out, c)
 	}
 	return out
+}
+
+// balanceView is how the ports' RDMA bytes spread (probes.RDMABalance),
+// from each port's traffic view when it comes from the RDMA port's own
+// counters; nil when no ACTIVE port has their rates or a port of the
+// busiest's kind lacks them.
+func balanceView(ports []probes.Port) *probes.RDMABalance {
+	type load struct {
+		p     *probes.Port
+		bytes float64 // rx + tx per second
+		busy  float64 // the busier direction's
+		ok    bool
+	}
+	var loads []load
+	busiest := -1
+	for i := range ports {
+		p := &ports[i]
+		if p.State != "ACTIVE" {
+			continue
+		}
+		t := &p.Traffic
+		l := load{p: p, ok: t.Source == trafficRDMA && t.RxBytesPerSec != nil && t.TxBytesPerSec != nil}
+		if l.ok {
+			l.bytes, l.busy = *t.RxBytesPerSec+*t.TxBytesPerSec, max(*t.RxBytesPerSec, *t.TxBytesPerSec)
+			if busiest < 0 || l.bytes > loads[busiest].bytes {
+				busiest = len(loads)
+			}
+		}
+		loads = append(loads, l)
+	}
+	if busiest < 0 {
+		return nil
+	}
+	top := loads[busiest]
+	b := &probes.RDMABalance{Busiest: portKey(top.p.Device, top.p.Port), LinkLayer: top.p.LinkLayer, RateGbps: top.p.RateGbps}
+	if top.p.RateGbps > 0 {
+		u := top.busy * 8 / (top.p.RateGbps * 1e9)
+		b.Util = &u
+	}
+	for _, l := range loads {
+		if l.p.LinkLayer != top.p.LinkLayer || l.p.RateGbps != top.p.RateGbps {
+			continue
+		}
+		if !l.ok {
+			return nil
+		}
+		b.Ports++
+		b.BytesPerSec += l.bytes
+		if l.p.RateGbps > 0 && l.bytes*8 < probes.IdleOfLine*l.p.RateGbps*1e9 {
+			b.Idle = append(b.Idle, portKey(l.p.Device, l.p.Port))
+		}
+	}
+	if b.BytesPerSec > 0 {
+		b.Share = top.bytes / b.BytesPerSec
+	}
+	slices.Sort(b.Idle)
+	return b
 }
