@@ -216,6 +216,19 @@ type Config struct {
 	DCB    []DCBConfig   `json:"dcb,omitempty" expr:"dcb"`
 	ECN    []ECNConfig   `json:"ecn,omitempty" expr:"ecn"`
 	Memory *MemoryConfig `json:"memory,omitempty" expr:"memory"`
+	// GPUDirect is the kernel side of GPUDirect RDMA; nil when
+	// /sys/module could not be read.
+	GPUDirect *GPUDirectConfig `json:"gpudirect,omitempty" expr:"gpudirect"`
+}
+
+// GPUDirectConfig is what /sys/module says of GPUDirect RDMA.
+type GPUDirectConfig struct {
+	NVIDIA bool `json:"nvidia" expr:"nvidia"` // NVIDIA's GPU driver (nvidia) is loaded
+	// PeerMem are the peer-memory modules loaded (nvidia_peermem,
+	// nv_peer_mem): without one, an RDMA NIC can reach GPU memory only
+	// through DMA-BUF (NCCL 2.13+, Linux 5.12+, NVIDIA's open kernel
+	// modules).
+	PeerMem []string `json:"peer_mem,omitempty" expr:"peer_mem"`
 }
 
 // GID is one populated GID table entry.

@@ -191,7 +191,22 @@ func ncclGDROff(h *HostEnv) string {
 	if len(procs) > 0 {
 		parts = append(parts, fmt.Sprintf("channels over the network without /GDRDMA in %d process(es)", len(procs)))
 	}
+	if h.Config != nil && h.Config.GPUDirect != nil {
+		parts = append(parts, peerMemEvidence(h.Config.GPUDirect))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// peerMemEvidence says what this host's /sys/module says of GPUDirect
+// RDMA's kernel side.
+func peerMemEvidence(g *probes.GPUDirectConfig) string {
+	switch {
+	case len(g.PeerMem) > 0:
+		return "this host has " + strings.Join(g.PeerMem, " and ") + " loaded: the reason is elsewhere (DMA-BUF, NCCL_NET_GDR_LEVEL, the PCIe path)"
+	case g.NVIDIA:
+		return "this host has the nvidia driver loaded and no peer-memory module (no /sys/module/nvidia_peermem or nv_peer_mem): only DMA-BUF could give GPUDirect RDMA"
+	}
+	return "this host has neither the nvidia driver nor a peer-memory module loaded (/sys/module): the log is not of this host's GPUs, or their driver is another vendor's"
 }
 
 // ncclEvents yields the events NCCL's log gave, with what they said.

@@ -211,6 +211,7 @@ func guidString(d sysfs.Device) string {
 }
 
 func (s *Sampler) configViews(c *collected, snap *probes.Snapshot) {
+	snap.Config.GPUDirect = c.gpudir
 	for _, nd := range sortedKeys(c.dcb) {
 		// The settings are those of the netdev asked for, whatever name
 		// the reply echoes (a recorded or fake reply may carry another).

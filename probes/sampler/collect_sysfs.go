@@ -27,6 +27,7 @@ type sysfsResult struct {
 	links    []sysfs.Link
 	ecn      map[string]sysfs.ECN
 	cc       map[string]sysfs.CCParams
+	gpudir   *probes.GPUDirectConfig
 	extra    []probes.Status
 	files    fsrec.Tree
 	// hung are the files that did not answer (see fileGuard), the
@@ -44,6 +45,7 @@ type sysfsResult struct {
 func (s *Sampler) commitSysfs(c *collected, r *sysfsResult) {
 	c.sysfs, c.devsOK = true, r.devsOK
 	c.devs, c.counters, c.netdevs, c.links, c.ecn, c.cc = r.devs, r.counters, r.netdevs, r.links, r.ecn, r.cc
+	c.gpudir = r.gpudir
 	c.extraStatus = append(c.extraStatus, r.extra...)
 	c.files = r.files
 	for _, set := range r.counters {
@@ -125,7 +127,27 @@ func (e *env) readSysfs(fsys fs.FS, links *handoff[linkAnswer]) (*sysfsResult, e
 	if r.cc == nil || full {
 		r.cc = readCC(fsys, devs, r)
 	}
+	r.gpudir = readGPUDirect(fsys)
 	return r, cerr
+}
+
+// readGPUDirect reads which GPUDirect RDMA modules are loaded: three
+// stats a sample, as modules come and go with driver installs. Nil when
+// /sys/module cannot be read.
+func readGPUDirect(fsys fs.FS) *probes.GPUDirectConfig {
+	loaded, ok, err := sysfs.ReadModules(fsys, append([]string{"nvidia"}, sysfs.PeerMemModules...)...)
+	if !ok || err != nil {
+		return nil
+	}
+	g := &probes.GPUDirectConfig{}
+	for _, m := range loaded {
+		if m == "nvidia" {
+			g.NVIDIA = true
+		} else {
+			g.PeerMem = append(g.PeerMem, m)
+		}
+	}
+	return g
 }
 
 // discoverLinks works out which netdev belongs to which port: from the

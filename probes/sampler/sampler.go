@@ -217,6 +217,7 @@ type collected struct {
 	ncclBatch *nccl.Batch
 	ras       *rasAnswer // nil: not asked this sample
 	gpus      *gpuAnswer // nil: not asked this sample
+	gpudir    *probes.GPUDirectConfig
 	memory    *probes.MemoryConfig
 	procs     map[uint32]procFacts
 	pods      owner.Pods // of the node, read when an owner is in a pod
