@@ -206,8 +206,11 @@ type NCCLError struct {
 	Reason  string   `json:"reason,omitempty" expr:"reason"`
 	GDR     *bool    `json:"gdr,omitempty" expr:"gdr"`
 	Via     string   `json:"via,omitempty" expr:"via"`
-	Setting string   `json:"setting,omitempty" expr:"setting"`
-	Value   string   `json:"value,omitempty" expr:"value"`
+	// Paths are a topology graph's path types, within the node and from a
+	// GPU to its NIC ("NVL/PIX", "SYS/SYS"), as NCCL's search logs them.
+	Paths   string `json:"paths,omitempty" expr:"paths"`
+	Setting string `json:"setting,omitempty" expr:"setting"`
+	Value   string `json:"value,omitempty" expr:"value"`
 }
 
 // Config is the host's configuration as it bears on RoCE.

@@ -147,6 +147,7 @@ var templateFuncs = template.FuncMap{
 	"ncclsockets": ncclSockets,
 	"ncclgdr":     ncclGDROff,
 	"ncclports":   ncclPorts,
+	"ncclgraph":   ncclGraphSYS,
 	// balance says how the RDMA bytes spread over the ports alike:
 	// {{balance .Host.RDMABalance}}.
 	"balance": balanceEvidence,

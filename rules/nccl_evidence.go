@@ -209,6 +209,25 @@ func peerMemEvidence(g *probes.GPUDirectConfig) string {
 	return "this host has neither the nvidia driver nor a peer-memory module loaded (/sys/module): the log is not of this host's GPUs, or their driver is another vendor's"
 }
 
+// ncclGraphSYS is the evidence that NCCL's topology search settled on
+// GPU-to-NIC paths of type SYS: the processes that logged it and the
+// first such line. It is the evidence template function "ncclgraph".
+func ncclGraphSYS(h *HostEnv) string {
+	var procs []string
+	var line string
+	for e := range ncclEvents(h.Events) {
+		if e.Kind != nccl.KindGraph || !strings.HasSuffix(e.NCCL.Paths, "/SYS") {
+			continue
+		}
+		procs = appendOnce(procs, e.NCCL.Host+" pid "+strconv.Itoa(e.NCCL.PID))
+		if line == "" {
+			line = e.Detail
+		}
+	}
+	return fmt.Sprintf("NCCL's topology search settled on GPU-to-NIC paths of type SYS (through the interconnect between CPUs) in %d process(es) (%s): '%s'",
+		len(procs), strings.Join(procs, ", "), line)
+}
+
 // ncclEvents yields the events NCCL's log gave, with what they said.
 func ncclEvents(events []probes.Event) iter.Seq[*probes.Event] {
 	return func(yield func(*probes.Event) bool) {

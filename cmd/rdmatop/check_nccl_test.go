@@ -140,6 +140,10 @@ func TestCheckNCCLWhySlow(t *testing.T) {
 		{"32-", "nccl-gdr-off", []string{"mlx5_0, mlx5_1, mlx5_2"}},
 		{"33-", "nccl-gdr-off", []string{"mlx5_1 (no module)", "without /GDRDMA in 2 process(es)"}},
 		{"35-", "nccl-gdr-off", []string{"without /GDRDMA in 8 process(es)"}},
+		// NCCL's topology search: rings between nodes through NICs
+		// across the CPUs' interconnect.
+		{"38-", "nccl-gpu-nic-far", []string{"in 2 process(es) (gpu23 pid 1513, gpu24 pid 1188)",
+			"'Pattern 4, crossNic 0, nChannels 4, speed 1.200000/1.200000, type SYS/SYS, sameChannels 0'"}},
 	}
 	for _, c := range cases {
 		doc := findingsOf(t, ncclLog(t, c.file))
@@ -151,10 +155,11 @@ func TestCheckNCCLWhySlow(t *testing.T) {
 		}
 	}
 	// Healthy: IB and RoCE, channels via NET/IB/N/GDRDMA or no channel
-	// lines at all.
-	for _, healthy := range []string{"07-", "20-", "21-", "22-", "36-"} {
+	// lines at all; GPU-to-NIC paths through a PCIe switch (39), or a
+	// node's GPUs across sockets with no channel to the network (40).
+	for _, healthy := range []string{"07-", "20-", "21-", "22-", "36-", "39-", "40-"} {
 		for _, f := range findingsOf(t, ncclLog(t, healthy)).Findings {
-			if f.Rule == "nccl-on-sockets" || f.Rule == "nccl-gdr-off" {
+			if f.Rule == "nccl-on-sockets" || f.Rule == "nccl-gdr-off" || f.Rule == "nccl-gpu-nic-far" {
 				t.Errorf("%s: %s (%s)", healthy, f.Rule, f.Evidence)
 			}
 		}

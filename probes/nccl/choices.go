@@ -32,6 +32,11 @@ const (
 	// mlx5_0", "NCCL_IB_DISABLE set by environment to 1."): NCCL.Setting
 	// and NCCL.Value.
 	KindSetting = "nccl_setting"
+	// KindGraph: a graph NCCL's topology search settled on ("Pattern 4,
+	// crossNic 0, nChannels 4, bw 24.0/24.0, type NVL/PIX, …"): the path
+	// types within the node and between a GPU and its NIC, NCCL.Paths
+	// ("NVL/PIX"); one event per process and graph line.
+	KindGraph = "nccl_graph"
 )
 
 var (
@@ -49,6 +54,9 @@ var (
 	reVia = lazyre.New(`^(?:Channel|Ring|Tree) .* via (.+?)\s*$`)
 	// "NCCL_IB_DISABLE set by environment to 1.", "NCCL_IB_HCA set to mlx5_0".
 	reSetting = lazyre.New(`^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*?)\.?\s*$`)
+	// "Pattern 4, crossNic 0, nChannels 4, bw 24.000000/24.000000, type
+	// NVL/PIX, sameChannels 0" (older versions: "speed" for "bw").
+	reGraph = lazyre.New(`^Pattern \d+, crossNic \d+, nChannels \d+, (?:bw|speed) [\d.]+/[\d.]+, type ([A-Z]+/[A-Z]+),`)
 )
 
 // choice reads an INFO line that says what NCCL chose; ok is false for
@@ -81,15 +89,16 @@ func (p *Parser) choice(l Line) (probes.Event, bool) {
 	case reVia().MatchString(msg):
 		m := reVia().FindStringSubmatch(msg)
 		n.Via = m[1]
-		key := l.Host + ":" + strconv.Itoa(l.PID) + " " + n.Via
-		if p.via[key] {
+		if !p.once(l.Host + ":" + strconv.Itoa(l.PID) + " " + n.Via) {
 			return probes.Event{}, false // once per transport and process
 		}
-		if len(p.via) >= maxVia {
-			clear(p.via)
-		}
-		p.via[key] = true
 		ev.Kind = KindChannel
+	case reGraph().MatchString(msg):
+		n.Paths = reGraph().FindStringSubmatch(msg)[1]
+		if !p.once(l.Host + ":" + strconv.Itoa(l.PID) + " " + msg) {
+			return probes.Event{}, false
+		}
+		ev.Kind = KindGraph
 	case reSetting().MatchString(msg):
 		m := reSetting().FindStringSubmatch(msg)
 		ev.Kind, n.Setting, n.Value = KindSetting, m[1], m[2]
@@ -99,8 +108,21 @@ func (p *Parser) choice(l Line) (probes.Event, bool) {
 	return ev, true
 }
 
-// maxVia bounds the transports remembered per process (a log followed for
-// days sees many processes): past it, a transport may be said again.
+// once says whether key (a process and what it chose) is new, and
+// remembers it.
+func (p *Parser) once(key string) bool {
+	if p.via[key] {
+		return false
+	}
+	if len(p.via) >= maxVia {
+		clear(p.via)
+	}
+	p.via[key] = true
+	return true
+}
+
+// maxVia bounds the choices remembered per process (a log followed for
+// days sees many processes): past it, a choice may be said again.
 const maxVia = 4096
 
 // noRDMAReason is why a line says NCCL's IB transport has no device, ""

@@ -59,6 +59,11 @@ func TestChoices(t *testing.T) {
 		{"31-", "GPU Direct RDMA Disabled for HCA 0", probes.Event{Kind: KindGDR, Device: "mlx5_0", NCCL: &probes.NCCLError{Net: "IB", GDR: &no}}},
 		{"36-", "via NET/IB/9/GDRDMA", probes.Event{Kind: KindChannel, NCCL: &probes.NCCLError{Via: "NET/IB/9/GDRDMA"}}},
 		{"33-", "via NET/IB/0", probes.Event{Kind: KindChannel, NCCL: &probes.NCCLError{Via: "NET/IB/0"}}},
+		// The topology search's path types: "speed" before NCCL renamed
+		// it "bw".
+		{"38-", "type SYS/SYS", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "SYS/SYS"}}},
+		{"39-", "type NVL/PIX", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "NVL/PIX"}}},
+		{"40-", "type SYS/PIX", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "SYS/PIX"}}},
 	}
 	for _, c := range cases {
 		line := realLine(t, c.prefix, c.has)
@@ -77,7 +82,7 @@ func sameChoice(a, b *probes.NCCLError) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
-	return a.Net == b.Net && a.Reason == b.Reason && a.Via == b.Via && a.Setting == b.Setting && a.Value == b.Value &&
+	return a.Net == b.Net && a.Reason == b.Reason && a.Via == b.Via && a.Paths == b.Paths && a.Setting == b.Setting && a.Value == b.Value &&
 		slices.Equal(a.Devices, b.Devices) && (a.GDR == nil) == (b.GDR == nil) && (a.GDR == nil || *a.GDR == *b.GDR)
 }
 

@@ -53,7 +53,7 @@ func StatusName(n int) string {
 // concurrent use.
 type Parser struct {
 	qpn map[string]uint32 // by thread: the QP of its last CQE line
-	via map[string]bool   // "HOST:PID TRANSPORT" of the channels said
+	via map[string]bool   // "HOST:PID CHOICE" of the channel transports and graphs said
 }
 
 // NewParser returns a parser.
