@@ -141,7 +141,7 @@ func ncclSockets(h *HostEnv) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("NCCL logged " + strings.Join(said, ", "))
+	b.WriteString(ncclVersion(h) + "NCCL logged " + strings.Join(said, ", "))
 	if len(ifs) > 0 {
 		b.WriteString(", over " + strings.Join(ifs, "; "))
 	}
@@ -194,7 +194,7 @@ func ncclGDROff(h *HostEnv) string {
 	if h.Config != nil && h.Config.GPUDirect != nil {
 		parts = append(parts, peerMemEvidence(h.Config.GPUDirect))
 	}
-	return strings.Join(parts, "; ")
+	return ncclVersion(h) + strings.Join(parts, "; ")
 }
 
 // peerMemEvidence says what this host's /sys/module says of GPUDirect
@@ -224,8 +224,23 @@ func ncclGraphSYS(h *HostEnv) string {
 			line = e.Detail
 		}
 	}
-	return fmt.Sprintf("NCCL's topology search settled on GPU-to-NIC paths of type SYS (through the interconnect between CPUs) in %d process(es) (%s): '%s'",
-		len(procs), strings.Join(procs, ", "), line)
+	return fmt.Sprintf("%sNCCL's topology search settled on GPU-to-NIC paths of type SYS (through the interconnect between CPUs) in %d process(es) (%s): '%s'",
+		ncclVersion(h), len(procs), strings.Join(procs, ", "), line)
+}
+
+// ncclVersion is "NCCL 2.25.1+cuda12.4: " when the log named the version
+// (every version it named, joined), "" when it did not.
+func ncclVersion(h *HostEnv) string {
+	var vs []string
+	for e := range ncclEvents(h.Events) {
+		if e.Kind == nccl.KindVersion {
+			vs = appendOnce(vs, e.NCCL.Value)
+		}
+	}
+	if len(vs) == 0 {
+		return ""
+	}
+	return "NCCL " + strings.Join(vs, ", ") + ": "
 }
 
 // ncclEvents yields the events NCCL's log gave, with what they said.

@@ -41,7 +41,7 @@ func (l *loader) ncclLog(sec *section, in *Input) bool {
 	}
 	switch {
 	case warnings == 0 && events > 0:
-		in.ignore("no NCCL warning: what NCCL chose (network, devices, GPUDirect RDMA) is judged, nothing else, which is not a clean bill of health")
+		in.ignore("no NCCL warning: what NCCL chose (network, devices, GPUDirect RDMA, topology paths) is judged, nothing else, which is not a clean bill of health")
 	case warnings == 0:
 		in.ignore("no NCCL warning: the log shows nothing wrong it can name, which is not a clean bill of health")
 	}

@@ -37,6 +37,9 @@ const (
 	// types within the node and between a GPU and its NIC, NCCL.Paths
 	// ("NVL/PIX"); one event per process and graph line.
 	KindGraph = "nccl_graph"
+	// KindVersion: the NCCL version a process runs ("NCCL version
+	// 2.25.1+cuda12.4"): NCCL.Value; one event per process.
+	KindVersion = "nccl_version"
 )
 
 var (
@@ -56,7 +59,8 @@ var (
 	reSetting = lazyre.New(`^(NCCL_[A-Z0-9_]+) set (?:by environment )?to (.*?)\.?\s*$`)
 	// "Pattern 4, crossNic 0, nChannels 4, bw 24.000000/24.000000, type
 	// NVL/PIX, sameChannels 0" (older versions: "speed" for "bw").
-	reGraph = lazyre.New(`^Pattern \d+, crossNic \d+, nChannels \d+, (?:bw|speed) [\d.]+/[\d.]+, type ([A-Z]+/[A-Z]+),`)
+	reVersion = lazyre.New(`^NCCL version (\S+)`)
+	reGraph   = lazyre.New(`^Pattern \d+, crossNic \d+, nChannels \d+, (?:bw|speed) [\d.]+/[\d.]+, type ([A-Z]+/[A-Z]+),`)
 )
 
 // choice reads an INFO line that says what NCCL chose; ok is false for
@@ -93,6 +97,12 @@ func (p *Parser) choice(l Line) (probes.Event, bool) {
 			return probes.Event{}, false // once per transport and process
 		}
 		ev.Kind = KindChannel
+	case reVersion().MatchString(msg):
+		n.Value = reVersion().FindStringSubmatch(msg)[1]
+		if !p.once(l.Host + ":" + strconv.Itoa(l.PID) + " version") {
+			return probes.Event{}, false
+		}
+		ev.Kind = KindVersion
 	case reGraph().MatchString(msg):
 		n.Paths = reGraph().FindStringSubmatch(msg)[1]
 		if !p.once(l.Host + ":" + strconv.Itoa(l.PID) + " " + msg) {

@@ -64,6 +64,7 @@ func TestChoices(t *testing.T) {
 		{"38-", "type SYS/SYS", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "SYS/SYS"}}},
 		{"39-", "type NVL/PIX", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "NVL/PIX"}}},
 		{"40-", "type SYS/PIX", probes.Event{Kind: KindGraph, NCCL: &probes.NCCLError{Paths: "SYS/PIX"}}},
+		{"29-", "NCCL version", probes.Event{Kind: KindVersion, NCCL: &probes.NCCLError{Value: "2.25.1+cuda12.4"}}},
 	}
 	for _, c := range cases {
 		line := realLine(t, c.prefix, c.has)

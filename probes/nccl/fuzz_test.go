@@ -34,7 +34,7 @@ func FuzzParser(f *testing.F) {
 			}
 			switch ev.Kind {
 			case KindCompletion, KindAsync, KindModifyQP, KindWarn, KindLinkLocalGID,
-				KindNetwork, KindNoRDMA, KindNetDevices, KindGDR, KindChannel, KindSetting, KindGraph:
+				KindNetwork, KindNoRDMA, KindNetDevices, KindGDR, KindChannel, KindSetting, KindGraph, KindVersion:
 			default:
 				t.Fatalf("kind %q", ev.Kind)
 			}

@@ -69,7 +69,7 @@ func parseFile(t *testing.T, path string) []string {
 // tested in choices_test.go).
 func isChoice(kind string) bool {
 	switch kind {
-	case KindNetwork, KindNoRDMA, KindNetDevices, KindGDR, KindChannel, KindSetting, KindGraph:
+	case KindNetwork, KindNoRDMA, KindNetDevices, KindGDR, KindChannel, KindSetting, KindGraph, KindVersion:
 		return true
 	}
 	return false
