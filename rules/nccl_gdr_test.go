@@ -1,13 +1,11 @@
 package rules_test
 
 import (
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rdmatop/rdmatop/probes"
-	"github.com/rdmatop/rdmatop/probes/nccl"
 	"github.com/rdmatop/rdmatop/rules"
 )
 
@@ -15,17 +13,7 @@ import (
 // a host: the finding says what the host's /sys/module says of the
 // peer-memory module, and nothing of it when /sys/module was not read.
 func TestNCCLGDROffNamesPeerMem(t *testing.T) {
-	raw, err := os.ReadFile("../testdata/nccl/31-nccl1537-v2.19-2.20-gdr-disabled-roce-two-hcas.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []probes.Event
-	p := nccl.NewParser()
-	for _, l := range strings.Split(string(raw), "\n") {
-		if ev, ok := p.Line(l); ok {
-			events = append(events, ev)
-		}
-	}
+	events := ncclLogEvents(t, "31-nccl1537-v2.19-2.20-gdr-disabled-roce-two-hcas.log")
 	pack, err := rules.Default()
 	if err != nil {
 		t.Fatal(err)

@@ -17,17 +17,7 @@ import (
 // ports: the seven others are named idle. With only mlx5_0 ACTIVE, or
 // the others of another rate or link layer, nothing is said.
 func TestNCCLFewerNICs(t *testing.T) {
-	raw, err := os.ReadFile("../testdata/nccl/21-nccltests182-v2.19.3-healthy-ib-init.log")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var events []probes.Event
-	p := nccl.NewParser()
-	for _, l := range strings.Split(string(raw), "\n") {
-		if ev, ok := p.Line(l); ok {
-			events = append(events, ev)
-		}
-	}
+	events := ncclLogEvents(t, "21-nccltests182-v2.19.3-healthy-ib-init.log")
 	host := func(edit func(i int, p *probes.Port)) *probes.Snapshot {
 		s := &probes.Snapshot{Time: time.Unix(1_800_000_000, 0), Events: events}
 		for i := range 8 {
@@ -72,4 +62,21 @@ func TestNCCLFewerNICs(t *testing.T) {
 	if !slices.ContainsFunc(events, func(e probes.Event) bool { return e.Kind == nccl.KindSetting && e.NCCL.Value == "mlx5_0" }) {
 		t.Error("the log's NCCL_IB_HCA line is not read")
 	}
+}
+
+// ncclLogEvents parses a real log of testdata/nccl into its events.
+func ncclLogEvents(t *testing.T, name string) []probes.Event {
+	t.Helper()
+	raw, err := os.ReadFile("../testdata/nccl/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events []probes.Event
+	p := nccl.NewParser()
+	for _, l := range strings.Split(string(raw), "\n") {
+		if ev, ok := p.Line(l); ok {
+			events = append(events, ev)
+		}
+	}
+	return events
 }
