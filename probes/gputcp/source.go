@@ -98,14 +98,21 @@ func (l *Live) Poll(ctx context.Context, now time.Time) ([]probes.GPUProcess, er
 }
 
 // dumpAll dumps the TCP sockets of each network namespace the processes
-// live in, once per namespace.
+// live in, once per namespace, and keeps the processes' own: the host's
+// namespace may hold many thousands of others.
 func (l *Live) dumpAll(ctx context.Context, procs []proc) (map[sockKey]tcpSock, []error) {
 	self := selfNetNS()
+	theirs := map[sockKey]bool{}
+	for _, p := range procs {
+		for _, ino := range p.sockets {
+			theirs[sockKey{p.netns, ino}] = true
+		}
+	}
 	out := map[sockKey]tcpSock{}
 	done := map[string]bool{}
 	var errs []error
 	for _, p := range procs {
-		if p.netns == "" || done[p.netns] {
+		if p.netns == "" || done[p.netns] || len(p.sockets) == 0 {
 			continue
 		}
 		done[p.netns] = true
@@ -119,7 +126,9 @@ func (l *Live) dumpAll(ctx context.Context, procs []proc) (map[sockKey]tcpSock, 
 			continue
 		}
 		for ino, s := range m {
-			out[sockKey{p.netns, ino}] = s
+			if k := (sockKey{p.netns, ino}); theirs[k] {
+				out[k] = s
+			}
 		}
 	}
 	return out, errs
