@@ -45,6 +45,15 @@ func dumpRequest(family uint8) *nlmsg.Request {
 	return nlmsg.NewRequest(sockDiagByFamily, nlmsg.FlagDump, req)
 }
 
+// sockInode is the inode of an inet_diag_msg, ok false when it is too
+// short to hold one.
+func sockInode(b []byte) (uint32, bool) {
+	if len(b) < sizeofDiagMsg {
+		return 0, false
+	}
+	return binary.NativeEndian.Uint32(b[68:]), true
+}
+
 // decodeSock reads one inet_diag_msg and its attributes.
 func decodeSock(b []byte) (tcpSock, error) {
 	if len(b) < sizeofDiagMsg {

@@ -17,8 +17,9 @@ import (
 )
 
 // dump returns the TCP sockets of the network namespace nsFile names (a
-// process's ns/net; "" for this thread's own), by inode.
-func dump(ctx context.Context, nsFile string, timeout time.Duration) (map[uint32]tcpSock, error) {
+// process's ns/net; "" for this thread's own) that want keeps, by inode.
+// The others are passed over at their inode, undecoded.
+func dump(ctx context.Context, nsFile string, timeout time.Duration, want func(inode uint32) bool) (map[uint32]tcpSock, error) {
 	conn, err := openIn(nsFile, timeout)
 	if err != nil {
 		return nil, err
@@ -34,6 +35,9 @@ func dump(ctx context.Context, nsFile string, timeout time.Duration) (map[uint32
 			return nil, err
 		}
 		for _, m := range msgs {
+			if ino, ok := sockInode(m); !ok || !want(ino) {
+				continue
+			}
 			s, err := decodeSock(m)
 			if err != nil {
 				return nil, err

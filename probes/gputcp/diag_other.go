@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func dump(context.Context, string, time.Duration) (map[uint32]tcpSock, error) {
+func dump(context.Context, string, time.Duration, func(uint32) bool) (map[uint32]tcpSock, error) {
 	return nil, ErrNotSupported
 }
 

@@ -120,15 +120,14 @@ func (l *Live) dumpAll(ctx context.Context, procs []proc) (map[sockKey]tcpSock, 
 		if p.netns == self {
 			nsFile = ""
 		}
-		m, err := dump(ctx, nsFile, l.timeout)
+		netns := p.netns
+		m, err := dump(ctx, nsFile, l.timeout, func(ino uint32) bool { return theirs[sockKey{netns, ino}] })
 		if err != nil {
 			errs = append(errs, fmt.Errorf("TCP sockets of %s (pid %d's): %w", p.netns, p.pid, err))
 			continue
 		}
 		for ino, s := range m {
-			if k := (sockKey{p.netns, ino}); theirs[k] {
-				out[k] = s
-			}
+			out[sockKey{p.netns, ino}] = s
 		}
 	}
 	return out, errs
