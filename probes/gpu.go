@@ -13,8 +13,8 @@ type GPUProcess struct {
 	// NetNS is its network namespace ("net:[4026531840]"), where its
 	// sockets were read.
 	NetNS string `json:"netns,omitempty" expr:"netns"`
-	// TCPSockets counts its TCP sockets past the handshake (not
-	// listening).
+	// TCPSockets counts its TCP sockets that are not listening (those
+	// connecting, connected or closing).
 	TCPSockets int `json:"tcp_sockets" expr:"tcp_sockets"`
 	// TCPSentPerSec and TCPRecvPerSec are the bytes per second its TCP
 	// sockets had acknowledged by their peers and received, over the time
