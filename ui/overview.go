@@ -244,6 +244,7 @@ func (m Model) balanceLine(b *probes.RDMABalance) string {
 	if n := len(b.Idle); n > 0 {
 		line += " · idle " + strconv.Itoa(n) + ":"
 		for i, name := range b.Idle {
+			name = termtext.Sanitize(name)
 			more := ""
 			if rest := n - i - 1; rest > 0 {
 				more = " +" + strconv.Itoa(rest)
@@ -252,7 +253,7 @@ func (m Model) balanceLine(b *probes.RDMABalance) string {
 				line += " +" + strconv.Itoa(n-i)
 				break
 			}
-			line += " " + termtext.Sanitize(name)
+			line += " " + name
 		}
 	}
 	st := m.styles.Header
