@@ -261,6 +261,30 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	k := flowKey{src: d.Src, dst: d.Dst, qp: p.BTH.DestQP}
 	f := t.flow(&k, d, ts, pkt)
 	t.touch(f, ts, pkt, p.BTH.PSN)
+	seq, copied := t.count(f, d, ts, pkt)
+	syn := int16(-1)
+	if p.Has(roce.HasAETH) {
+		syn = int16(p.AETH.Syndrome)
+	}
+	t.recent.add(PacketLine{Packet: pkt, TS: ts, FlowID: f.id, Opcode: p.BTH.Opcode, PSN: p.BTH.PSN, AckReq: p.BTH.AckReq,
+		Syndrome: syn, Length: uint16(min(d.WireLen, 65535)), ECN: d.ECN, ICRC: d.ICRC})
+	if d.ICRC == ICRCBad && corruptAhead(f, p) {
+		// Its header may be what was corrupted: a flipped PSN bit would
+		// open a gap of 2^k PSNs, or make every PSN after it a resend.
+		// A damaged packet ahead of its stream is counted above and
+		// followed no further; one at the PSN expected or behind it
+		// fills what it fills (it reached this point, damaged, as the
+		// truth of a capture counts it; the receiver drops it).
+		return
+	}
+	t.follow(f, d, seq, copied, ts, pkt)
+}
+
+// count adds the packet to its flow's counters (sizes, opcodes, class,
+// ECN, ICRC) and returns its place in its sender's order and whether the
+// path copied it.
+func (t *Tracker) count(f *Flow, d *Decoded, ts int64, pkt uint64) (seq idSeq, copied bool) {
+	p := &d.RoCE
 	op := p.BTH.Opcode
 	f.lastTS, f.lastPacket = ts, pkt
 	f.packets++
@@ -271,7 +295,7 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	// The packet's place in its sender's order, and whether the path
 	// copied it; a packet whose ICRC failed may carry a damaged ID, and
 	// tells neither.
-	seq, copied := f.ids.see(d.IPID, p.BTH.PSN, ts, d.ICRC != ICRCBad)
+	seq, copied = f.ids.see(d.IPID, p.BTH.PSN, ts, d.ICRC != ICRCBad)
 	f.transports |= 1 << op.Transport()
 	if d.Encap == EncapRoCEv2 {
 		if f.sport != 0 && d.SrcPort != f.sport {
@@ -285,6 +309,15 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		f.dscp, f.dscpData = d.DSCP, !op.IsCNP()
 		f.vlan, f.vlanID, f.pcp = d.VLAN, d.VLANID, d.PCP
 	}
+	t.countMarks(f, d, ts, pkt)
+	return seq, copied
+}
+
+// countMarks counts the packet's ECN codepoint, its BTH congestion bits
+// and its ICRC verdict; the first CE mark and every bad ICRC go to the
+// anomaly log.
+func (t *Tracker) countMarks(f *Flow, d *Decoded, ts int64, pkt uint64) {
+	p := &d.RoCE
 	switch d.ECN {
 	case 0:
 		f.ecn.NotECT++
@@ -313,21 +346,14 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 	case ICRCUnverifiable:
 		f.icrcUnver++
 	}
-	syn := int16(-1)
-	if p.Has(roce.HasAETH) {
-		syn = int16(p.AETH.Syndrome)
-	}
-	t.recent.add(PacketLine{Packet: pkt, TS: ts, FlowID: f.id, Opcode: op, PSN: p.BTH.PSN, AckReq: p.BTH.AckReq,
-		Syndrome: syn, Length: uint16(min(d.WireLen, 65535)), ECN: d.ECN, ICRC: d.ICRC})
-	if d.ICRC == ICRCBad && corruptAhead(f, p) {
-		// Its header may be what was corrupted: a flipped PSN bit would
-		// open a gap of 2^k PSNs, or make every PSN after it a resend.
-		// A damaged packet ahead of its stream is counted above and
-		// followed no further; one at the PSN expected or behind it
-		// fills what it fills (it reached this point, damaged, as the
-		// truth of a capture counts it; the receiver drops it).
-		return
-	}
+}
+
+// follow follows the packet in its stream by what it is: a CNP, a
+// request (PSN order, messages, the path MTU) or a response (ACKs, NAKs,
+// READ data, round trips).
+func (t *Tracker) follow(f *Flow, d *Decoded, seq idSeq, copied bool, ts int64, pkt uint64) {
+	p := &d.RoCE
+	op := p.BTH.Opcode
 	tr := op.Transport()
 	switch {
 	case op.IsCNP():
@@ -345,16 +371,16 @@ func (t *Tracker) Track(d *Decoded, ts int64, pkt uint64) {
 		t.learnPMTU(f, p)
 		if psnTracked(tr) {
 			t.request(f, p, seq, copied, ts, pkt)
-		} else {
-			// UD/RD flows mix senders' PSN spaces: report, don't track.
-			r := &f.req
-			if !r.init {
-				r.init, r.first = true, p.BTH.PSN
-			}
-			r.last = p.BTH.PSN
-			if tr == roce.TransportUD {
-				t.datagram(f, p) // copies only (datagram.go)
-			}
+			return
+		}
+		// UD/RD flows mix senders' PSN spaces: report, don't track.
+		r := &f.req
+		if !r.init {
+			r.init, r.first = true, p.BTH.PSN
+		}
+		r.last = p.BTH.PSN
+		if tr == roce.TransportUD {
+			t.datagram(f, p) // copies only (datagram.go)
 		}
 	case op.IsResponse():
 		f.responses++
