@@ -77,6 +77,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/dcb/
 	$(GO) test -run '^$$' -fuzz FuzzParser -fuzztime 60s ./probes/nccl/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./probes/sysfs/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeSock -fuzztime 60s ./probes/gputcp/
+	$(GO) test -run '^$$' -fuzz FuzzSockFields -fuzztime 60s ./probes/gputcp/
 
 # Diagnosis accuracy: the tuning set, the evaluation sets (never tuned on)
 # and the wire-truth campaign, each scored apart. Prints the tables and
