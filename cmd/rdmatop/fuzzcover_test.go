@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,16 +23,7 @@ func TestMakeFuzzRunsEveryTarget(t *testing.T) {
 	}
 	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(f \*testing\.F\)`)
 	declared := map[string]bool{}
-	err = filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) && path != "../.." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	err = walkRepoGo(true, func(path string) error {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			return err
