@@ -256,7 +256,7 @@ func (a *Analyzer) summary(anomalies bool) *Summary {
 		flows = append(flows, ranked{rank{f.score(), f.packets, f.id}, f})
 	})
 	slices.SortFunc(flows, func(a, b ranked) int { return a.compare(b.rank) })
-	s.Flows = make([]FlowSummary, len(flows))
+	s.Flows = newFlowSummaries(len(flows))
 	t.fillFlows(len(flows), func(lo, hi int, names *addrNames) {
 		for j, r := range flows[lo:hi] {
 			s.Flows[lo+j].fillRunning(r.f, names)

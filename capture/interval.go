@@ -241,7 +241,7 @@ func (t *Tracker) intervalFlows(s *Summary, end int64) (undecided []*Flow) {
 	})
 	// Troubled flows first, as in Summary.
 	slices.SortFunc(keys, func(a, b sortKey) int { return a.compare(b.rank) })
-	s.Flows = make([]FlowSummary, len(keys))
+	s.Flows = newFlowSummaries(len(keys))
 	t.fillFlows(len(keys), func(lo, hi int, names *addrNames) {
 		for j, k := range keys[lo:hi] {
 			tc := k.tc

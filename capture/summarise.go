@@ -34,3 +34,24 @@ func (t *Tracker) fillFlows(n int, fill func(lo, hi int, names *addrNames)) {
 	}
 	wg.Wait()
 }
+
+// newFlowSummaries returns n zero summaries whose memory is already
+// written. A summary of 65,536 flows is a 37 MB array, larger than
+// anything the heap has free at the end of a replay, so it comes fresh
+// from the kernel, and the collection its allocation starts scans it
+// while fillFlows writes it. The scan's reads map each untouched page to
+// the kernel's shared zero page; the first write then copies that page and
+// must flush the old mapping from every core running the process (an
+// interrupt to the other core, microseconds in a virtual machine). On the
+// one-pair replay of 120,000 QPs those copies were a fifth of the CPU
+// (docs/bench.md). Writing a number field of each summary first, on this
+// goroutine and with no allocation between (the collector's assists come
+// with allocations), maps most pages writable before the scan reaches
+// them: a number, not a pointer, so that no write barrier reads the slot.
+func newFlowSummaries(n int) []FlowSummary {
+	fs := make([]FlowSummary, n)
+	for i := range fs {
+		fs[i].ID = 0
+	}
+	return fs
+}
