@@ -142,7 +142,7 @@ func (v *RunningView) Apply(u *RunningUpdate) *Summary {
 		s.Totals.Flows++
 	}
 	slices.SortFunc(keys, func(a, b ranked) int { return a.compare(b.rank) })
-	s.Flows = make([]FlowSummary, len(keys))
+	s.Flows = newFlowSummaries(len(keys))
 	for j, k := range keys {
 		s.Flows[j] = v.flows[k.i].fs
 	}

@@ -36,7 +36,7 @@ func (t *Tracker) fillFlows(n int, fill func(lo, hi int, names *addrNames)) {
 }
 
 // newFlowSummaries returns n zero summaries whose memory is already
-// written. A summary of 65,536 flows is a 37 MB array, larger than
+// written. A summary of 65,536 flows is a 42 MB array, larger than
 // anything the heap has free at the end of a replay, so it comes fresh
 // from the kernel, and the collection its allocation starts scans it
 // while fillFlows writes it. The scan's reads map each untouched page to
