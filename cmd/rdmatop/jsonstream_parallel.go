@@ -2,6 +2,7 @@ package main
 
 import (
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -90,6 +91,23 @@ func (e *elemEncoder) appendElems(dst []byte, start, end int, after bool, elem f
 		if dst, err = e.appendTo(dst, elem(i)); err != nil {
 			return dst, err
 		}
+		if i == start {
+			dst = growForChunk(dst, end-start)
+		}
 	}
 	return dst, nil
+}
+
+// growForChunk grows a chunk's buffer, holding its first element, once
+// to what all n elements take if they are alike (a flow table's are,
+// within a few opcodes), and an eighth more. Grown by append instead,
+// a fresh buffer went through some twenty sizes on its way to a chunk's
+// 0.8 MB, each new memory from the kernel: the JSON of 65,536 flows
+// took 21 MB of page faults for buffers a few of which are ever in use.
+func growForChunk(dst []byte, n int) []byte {
+	want := len(dst) * n * 9 / 8
+	if cap(dst) >= want {
+		return dst // a recycled buffer, large enough
+	}
+	return slices.Grow(dst, want-len(dst))
 }
