@@ -28,9 +28,7 @@ type Config struct {
 // Analyzer decodes frames and feeds the tracker; it keeps capture-wide counts.
 type Analyzer struct {
 	cfg      Config
-	decoders map[layers.LinkType]*Decoder
-	last     *Decoder
-	lastLink layers.LinkType
+	decoders decoders
 	pd       Predecoded // Packet's frame
 	tracker  *Tracker
 
@@ -60,32 +58,16 @@ type Analyzer struct {
 
 // NewAnalyzer returns an analyzer with cfg.
 func NewAnalyzer(cfg Config) *Analyzer {
-	return &Analyzer{cfg: cfg, decoders: map[layers.LinkType]*Decoder{}, lastLink: 0xffff,
+	return &Analyzer{cfg: cfg, decoders: decoders{verify: !cfg.icrcOff()},
 		tracker: NewTracker(cfg.TrackerConfig)}
 }
 
 // Tracker returns the analyzer's flow tracker.
 func (a *Analyzer) Tracker() *Tracker { return a.tracker }
 
-func (a *Analyzer) decoder(link layers.LinkType) *Decoder {
-	if link == a.lastLink {
-		return a.last
-	}
-	d, ok := a.decoders[link]
-	if !ok {
-		d, _ = NewDecoder(link) // nil for an unsupported link type
-		if d != nil {
-			d.VerifyICRC = !a.cfg.icrcOff()
-		}
-		a.decoders[link] = d
-	}
-	a.last, a.lastLink = d, link
-	return d
-}
-
 // Packet analyses one frame.
 func (a *Analyzer) Packet(data []byte, ci gopacket.CaptureInfo, link layers.LinkType) {
-	dec := a.decoder(link)
+	dec := a.decoders.get(link)
 	if dec != nil {
 		if a.icrcEvery > 1 {
 			dec.VerifyICRC = a.verifyThis()

@@ -11,8 +11,7 @@ import (
 // decodes as its analyzer would. Not safe for concurrent use; it shares
 // nothing with its analyzer.
 type Predecoder struct {
-	verify   bool
-	decoders map[layers.LinkType]*Decoder
+	decoders decoders
 }
 
 // Predecoded is one frame decoded by a Predecoder, for
@@ -33,20 +32,12 @@ func (a *Analyzer) Predecoder() *Predecoder {
 	if a.icrcEvery > 1 || a.icrcSampled {
 		return nil
 	}
-	return &Predecoder{verify: !a.cfg.icrcOff(), decoders: map[layers.LinkType]*Decoder{}}
+	return &Predecoder{decoders: decoders{verify: !a.cfg.icrcOff()}}
 }
 
 // Decode decodes one frame into out.
 func (p *Predecoder) Decode(data []byte, ci gopacket.CaptureInfo, link layers.LinkType, out *Predecoded) {
-	dec, ok := p.decoders[link]
-	if !ok {
-		dec, _ = NewDecoder(link) // nil for an unsupported link type
-		if dec != nil {
-			dec.VerifyICRC = p.verify
-		}
-		p.decoders[link] = dec
-	}
-	out.decode(dec, data, max(ci.Length, len(data)), link)
+	out.decode(p.decoders.get(link), data, max(ci.Length, len(data)), link)
 }
 
 // decode decodes data with dec (nil: a link type no decoder reads).

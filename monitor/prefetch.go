@@ -149,7 +149,6 @@ func (p *prefetch) nextRecord(ctx context.Context) (Record, error) {
 		}
 	}
 	r := p.cur.recs[p.next]
-	p.cur.recs[p.next] = Record{}
 	p.next++
 	return r, nil
 }
