@@ -26,7 +26,7 @@ type Flow struct {
 	rtt          *rttHist
 	trouble      *flowTrouble // nil until something goes wrong (trouble.go)
 	opcodes      []OpcodeCount
-	ids          *idClock   // its host pair's IPv4 ID counter (sendorder.go); nil without IPv4
+	pair         *hostPair  // its host pair (hostpair.go)
 	resp         respStream // its pointers first
 	req          reqStream  // its pointers first
 
@@ -79,10 +79,10 @@ type Flow struct {
 	icrcOK    uint64
 	icrcUnver uint64
 
-	// indexed is set once the flow is in the tracker's pair index;
-	// pairPos, unpairedPos and blockPos are its positions in the
-	// tracker's indexes (see pairIndex), block the PSN block it is listed
-	// under in unpairedAt.
+	// indexed is set once the flow is in its host pair's request list;
+	// pairPos, unpairedPos and blockPos are its positions in the pair's
+	// lists and in the tracker's unpairedAt (see flowList), block the PSN
+	// block it is listed under there.
 	indexed                        bool
 	block                          uint8
 	pairPos, unpairedPos, blockPos int32

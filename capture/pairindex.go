@@ -1,58 +1,79 @@
 package capture
 
-// pairIndex lists flows by host pair (K: the pair, or the pair and more)
-// with O(1) insertion and removal: each
-// flow keeps its position in its pair's list (one field per index, chosen
-// by slot), and a removal moves the list's last flow into the hole. The
-// order within a list is therefore not kept; no reader depends on it (a
-// lookup asks for the only flow, or for the one flow that matches).
-type pairIndex[K comparable] struct {
-	lists map[K][]*Flow
-	slot  func(*Flow) *int32 // the flow's position + 1; 0 when absent
-}
+// flowList is a set of flows with O(1) insertion and removal: each flow
+// keeps its position in the list in a field of its own (one field per
+// kind of list, chosen by slot), and a removal moves the list's last flow
+// into the hole. The order within a list is therefore not kept; no reader
+// depends on it (a lookup asks for the only flow, or for the one flow that
+// matches).
+type flowList []*Flow
 
-func newPairIndex[K comparable](slot func(*Flow) *int32) pairIndex[K] {
-	return pairIndex[K]{lists: make(map[K][]*Flow), slot: slot}
-}
+// slot gives a flow's position + 1 in one kind of list; 0 when absent.
+type slot func(*Flow) *int32
 
-// get returns the flows of pair pk; the caller must not keep or change it.
-func (x *pairIndex[K]) get(pk K) []*Flow { return x.lists[pk] }
+func requestSlot(f *Flow) *int32  { return &f.pairPos }
+func unpairedSlot(f *Flow) *int32 { return &f.unpairedPos }
+func blockSlot(f *Flow) *int32    { return &f.blockPos }
 
-// add puts f in pair pk's list unless it is there already.
-func (x *pairIndex[K]) add(pk K, f *Flow) {
-	pos := x.slot(f)
+// add puts f in l unless it is there already.
+func (l *flowList) add(f *Flow, s slot) {
+	pos := s(f)
 	if *pos != 0 {
 		return
 	}
-	list := x.lists[pk]
-	*pos = int32(len(list)) + 1
-	x.lists[pk] = append(list, f)
+	*pos = int32(len(*l)) + 1
+	*l = append(*l, f)
 }
 
-// remove takes f out of pair pk's list, if it is there.
-func (x *pairIndex[K]) remove(pk K, f *Flow) {
-	pos := x.slot(f)
+// remove takes f out of l, if it is there, and reports whether it was.
+func (l *flowList) remove(f *Flow, s slot) bool {
+	pos := s(f)
 	if *pos == 0 {
-		return
+		return false
 	}
-	list := x.lists[pk]
+	list := *l
 	i, last := int(*pos-1), len(list)-1
 	list[i] = list[last]
-	*x.slot(list[i]) = int32(i) + 1
+	*s(list[i]) = int32(i) + 1
 	list[last] = nil
 	*pos = 0
-	if last == 0 {
-		delete(x.lists, pk)
-		return
-	}
-	x.lists[pk] = list[:last]
+	*l = list[:last]
+	return true
 }
 
-// blockKey names the unpaired request flows of a host pair whose next
-// PSN lies in one block of 2^16 PSNs (psnBlock).
-type blockKey struct {
-	pair  pairKey
-	block uint8
+// blockIndex lists the unpaired request flows of each host pair by the
+// PSN block their next PSN lies in (psnBlock).
+type blockIndex struct{ lists map[uint64]flowList }
+
+func newBlockIndex() blockIndex { return blockIndex{lists: map[uint64]flowList{}} }
+
+// blockKey names pair p's flows in PSN block b.
+func blockKey(p *hostPair, b uint8) uint64 { return p.id<<8 | uint64(b) }
+
+// get returns the flows of p in block b; the caller must not keep or
+// change it.
+func (x *blockIndex) get(p *hostPair, b uint8) flowList { return x.lists[blockKey(p, b)] }
+
+// add lists f, of pair p, under block b.
+func (x *blockIndex) add(p *hostPair, b uint8, f *Flow) {
+	k := blockKey(p, b)
+	l := x.lists[k]
+	l.add(f, blockSlot)
+	x.lists[k] = l
+}
+
+// remove takes f, of pair p, out of block b's list, if it is there.
+func (x *blockIndex) remove(p *hostPair, b uint8, f *Flow) {
+	k := blockKey(p, b)
+	l := x.lists[k]
+	if !l.remove(f, blockSlot) {
+		return
+	}
+	if len(l) == 0 {
+		delete(x.lists, k)
+		return
+	}
+	x.lists[k] = l
 }
 
 // psnBlock is the block of 2^16 PSNs psn lies in: 256 blocks cover the

@@ -11,8 +11,7 @@ func (t *Tracker) index(f *Flow) {
 		return
 	}
 	f.indexed = true
-	pk := pairKey{f.key.src, f.key.dst}
-	t.pairs.add(pk, f)
+	f.pair.requests.add(f, requestSlot)
 	if f.peer == nil {
 		t.enlist(f)
 	}
@@ -21,10 +20,9 @@ func (t *Tracker) index(f *Flow) {
 // enlist puts an indexed request flow without a peer in the unpaired
 // indexes.
 func (t *Tracker) enlist(f *Flow) {
-	pk := pairKey{f.key.src, f.key.dst}
-	t.unpaired.add(pk, f)
+	f.pair.unpaired.add(f, unpairedSlot)
 	f.block = psnBlock(f.req.next)
-	t.unpairedAt.add(blockKey{pk, f.block}, f)
+	t.unpairedAt.add(f.pair, f.block, f)
 }
 
 // advanced keeps an unpaired flow listed under the block of its next PSN
@@ -33,10 +31,9 @@ func (t *Tracker) advanced(f *Flow) {
 	if f.blockPos == 0 || psnBlock(f.req.next) == f.block {
 		return
 	}
-	pk := pairKey{f.key.src, f.key.dst}
-	t.unpairedAt.remove(blockKey{pk, f.block}, f)
+	t.unpairedAt.remove(f.pair, f.block, f)
 	f.block = psnBlock(f.req.next)
-	t.unpairedAt.add(blockKey{pk, f.block}, f)
+	t.unpairedAt.add(f.pair, f.block, f)
 }
 
 // link pairs a request flow with the flow of its responses. Paired flows
@@ -52,9 +49,8 @@ func (t *Tracker) link(req, resp *Flow) {
 // unlist removes f from the unpaired indexes.
 func (t *Tracker) unlist(f *Flow) {
 	if f.indexed {
-		pk := pairKey{f.key.src, f.key.dst}
-		t.unpaired.remove(pk, f)
-		t.unpairedAt.remove(blockKey{pk, f.block}, f)
+		f.pair.unpaired.remove(f, unpairedSlot)
+		t.unpairedAt.remove(f.pair, f.block, f)
 	}
 }
 
@@ -72,16 +68,16 @@ func (t *Tracker) requester(f *Flow, psn uint32) *Flow {
 	if f.peer != nil {
 		return f.peer
 	}
-	pk := pairKey{f.key.dst, f.key.src}
-	free := t.unpaired.get(pk)
-	if len(free) == 0 {
+	rp := t.hosts.reverseOf(f.pair)
+	if rp == nil || len(rp.unpaired) == 0 {
 		return nil
 	}
+	free := rp.unpaired
 	var match, exact *Flow
 	inWindow, exacts := 0, 0
 	b := psnBlock(psn + 1)
 	for _, blk := range [2]uint8{b, b + 1} {
-		for _, c := range t.unpairedAt.get(blockKey{pk, blk}) {
+		for _, c := range t.unpairedAt.get(rp, blk) {
 			r := &c.req
 			if d := psnDiff(psn, r.next); d > 0 && d <= 1<<16 {
 				inWindow++
@@ -367,8 +363,8 @@ func (t *Tracker) cnp(f *Flow, d *Decoded, ts int64, pkt uint64) {
 	ft.cnpDSCP, ft.cnpECN, ft.cnpPCP, ft.cnpTagged = d.DSCP, d.ECN, d.PCP, d.VLAN
 	target := f.peer
 	if target == nil {
-		if cands := t.pairs.get(pairKey{f.key.dst, f.key.src}); len(cands) == 1 {
-			target = cands[0]
+		if rp := t.hosts.reverseOf(f.pair); rp != nil && len(rp.requests) == 1 {
+			target = rp.requests[0]
 		}
 	}
 	if target == nil {

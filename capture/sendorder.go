@@ -73,7 +73,7 @@ type idClock struct {
 	pos   idSeq  // its unwrapped position
 	ts    int64  // when the counter was last seen to move
 	known bool
-	refs  int32 // flows following it (Tracker.clockFor)
+	refs  int32 // flows following it (hostPair.followClock)
 	// psns holds, per position, 0x80 | the low 7 bits of the PSN of the
 	// packet seen there; 0: none. With the ID, a copy of a packet matches
 	// it by chance once in 128 damaged IDs that land on a position seen.

@@ -40,16 +40,13 @@ const (
 type Tracker struct {
 	cfg   TrackerConfig
 	flows flowTable
-	pairs pairIndex[pairKey] // request flows by host pair
-	// unpaired is the request flows of pairs whose peer is not known yet
-	// (see link), and unpairedAt the same by the block their next PSN is
+	// hosts is the host pairs of the flows in the table, each with its
+	// request flows, those still unpaired and its ID clock (hostpair.go);
+	// unpairedAt lists the unpaired ones by the block their next PSN is
 	// in: what a response's lookup scans (see requester).
-	unpaired   pairIndex[pairKey]
-	unpairedAt pairIndex[blockKey]
-	// clocks follow each IPv4 host pair's ID counter, for as long as a
-	// flow of the pair is in the table.
-	clocks map[pairKey]*idClock
-	last   *Flow
+	hosts      hostPairs
+	unpairedAt blockIndex
+	last       *Flow
 	// spare is the unused rest of the last block of flows (newFlow).
 	spare   []Flow
 	lru     recency // every flow, newest first: what evictOne drops
@@ -115,10 +112,8 @@ func NewTracker(cfg TrackerConfig) *Tracker {
 	if cfg.ReorderWindow <= 0 {
 		cfg.ReorderWindow = DefaultReorderWindow
 	}
-	return &Tracker{cfg: cfg, flows: newFlowTable(), pairs: newPairIndex[pairKey](func(f *Flow) *int32 { return &f.pairPos }),
-		unpaired:   newPairIndex[pairKey](func(f *Flow) *int32 { return &f.unpairedPos }),
-		unpairedAt: newPairIndex[blockKey](func(f *Flow) *int32 { return &f.blockPos }), gen: 1,
-		clocks: map[pairKey]*idClock{}}
+	return &Tracker{cfg: cfg, flows: newFlowTable(), hosts: newHostPairs(),
+		unpairedAt: newBlockIndex(), gen: 1}
 }
 
 func (t *Tracker) note(a anomaly) {
@@ -175,8 +170,9 @@ func (t *Tracker) flow(k *flowKey, d *Decoded, ts int64, pkt uint64) *Flow {
 		f.key, f.id, f.ipv4, f.encap = *k, t.cfg.sharded(t.nextID), d.IPv4, d.Encap
 		f.firstTS, f.firstPacket = ts, pkt
 		f.opcodes, f.rtt, f.trouble = ops, rtt, tr
+		f.pair = t.hosts.acquire(k)
 		if d.IPv4 {
-			f.ids = t.clockFor(pairKey{k.src, k.dst})
+			f.pair.followClock()
 		}
 		t.flows.put(f, h)
 	} else {
@@ -204,17 +200,6 @@ func (t *Tracker) newFlow() *Flow {
 	return f
 }
 
-// clockFor returns host pair k's ID clock, one more flow following it.
-func (t *Tracker) clockFor(k pairKey) *idClock {
-	c := t.clocks[k]
-	if c == nil {
-		c = &idClock{}
-		t.clocks[k] = c
-	}
-	c.refs++
-	return c
-}
-
 // evictOne drops the least recently seen flow: exactly, in O(1), and the
 // same flow on every run of a capture.
 func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
@@ -234,13 +219,12 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 	t.flows.del(victim)
 	t.unlist(victim)
 	if victim.indexed {
-		t.pairs.remove(pairKey{victim.key.src, victim.key.dst}, victim)
+		victim.pair.requests.remove(victim, requestSlot)
 	}
-	if c := victim.ids; c != nil {
-		if c.refs--; c.refs == 0 {
-			delete(t.clocks, pairKey{victim.key.src, victim.key.dst})
-		}
+	if victim.ipv4 {
+		victim.pair.unfollowClock()
 	}
+	t.hosts.release(victim.pair)
 	if s := victim.peer; s != nil {
 		// The survivor waits for a new peer again.
 		s.peer = nil
@@ -295,7 +279,7 @@ func (t *Tracker) count(f *Flow, d *Decoded, ts int64, pkt uint64) (seq idSeq, c
 	// The packet's place in its sender's order, and whether the path
 	// copied it; a packet whose ICRC failed may carry a damaged ID, and
 	// tells neither.
-	seq, copied = f.ids.see(d.IPID, p.BTH.PSN, ts, d.ICRC != ICRCBad)
+	seq, copied = f.clock().see(d.IPID, p.BTH.PSN, ts, d.ICRC != ICRCBad)
 	f.transports |= 1 << op.Transport()
 	if d.Encap == EncapRoCEv2 {
 		if f.sport != 0 && d.SrcPort != f.sport {
