@@ -14,8 +14,16 @@ import "hash/crc32"
 // in the Hasher, so a long-lived Hasher (one per decoder) computes without
 // allocating; the zero value is ready to use.
 type Hasher struct {
-	buf [8 + 60 + 8 + BTHLen]byte
+	buf [8 + 60 + 8 + BTHLen + clmulBlock]byte
 }
+
+// clmulBlock: hash/crc32 on amd64 and arm64 folds whole 16-byte blocks
+// of a slice of at least 64 bytes with carry-less multiplication and
+// takes what is left byte by byte, about ten times slower. The masked
+// headers alone are 48 to 88 bytes, so finish tops them up with the
+// start of the payload to a length that is a multiple of the block and
+// at least 64 (BenchmarkICRCv4, 1 KiB WRITE ONLY: 92 -> 72 ns).
+const clmulBlock = 16
 
 // ICRCv4 computes the ICRC of a RoCEv2 packet over IPv4. ip is the IPv4
 // header (with options), udp the 8-byte UDP header, ib the transport part
@@ -77,9 +85,12 @@ func finish(buf []byte, n int, udp, ib []byte) uint32 {
 		buf[n+4] = 0xff // resv8a
 	}
 	n += bth
-	crc := crc32.Update(0, crc32.IEEETable, buf[:n])
-	if len(ib) > BTHLen {
-		crc = crc32.Update(crc, crc32.IEEETable, ib[BTHLen:])
+	rest := ib[bth:]
+	want := max(64, (n+clmulBlock-1)/clmulBlock*clmulBlock)
+	k := copy(buf[n:want], rest)
+	crc := crc32.Update(0, crc32.IEEETable, buf[:n+k])
+	if len(rest) > k {
+		crc = crc32.Update(crc, crc32.IEEETable, rest[k:])
 	}
 	return crc
 }
