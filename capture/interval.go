@@ -402,15 +402,20 @@ func (l *touchLog) at(i uint32) *touched { return &l.chunks[i/touchChunk][i%touc
 // interval stays in the interval's totals (as the evicted flows' totals
 // stay in the capture's), and the log no longer keeps the flow alive, so
 // an interval touching more flows than the table holds costs no more
-// memory than the table.
-func (t *Tracker) untouch(f *Flow) {
+// memory than the table. now is the flow's counters (Flow.counters).
+func (t *Tracker) untouch(f *Flow, now *flowCounters) {
 	if !t.intervals || f.touchGen != t.gen {
 		return
 	}
 	tc := t.touched.at(f.touchIdx)
 	// Its undecided gaps can no longer be decided: the interval reports
-	// them, as the capture's evicted totals do.
-	d := f.counters().minus(t.touched.markOf(tc))
+	// them, as the capture's evicted totals do. A flow with no mark had
+	// zero counters when the interval first touched it (most, in a
+	// capture of many short-lived QPs): its counters are the interval's.
+	d := *now
+	if tc.mark != 0 {
+		d = now.minus(t.touched.markOf(tc))
+	}
 	if d != (flowCounters{}) {
 		d.addTo(&t.ivGone)
 		t.ivGone.Flows++

@@ -208,13 +208,14 @@ func (t *Tracker) evictOne(ts int64, pkt uint64) *Flow {
 		return nil
 	}
 	t.lru.remove(victim)
-	t.untouch(victim)
+	c := victim.counters() // what it did: the interval's and the capture's
+	t.untouch(victim, &c)
 	t.evicted++
 	if t.noteGone {
 		t.goneIDs = append(t.goneIDs, victim.id)
 	}
 	t.note(anomaly{kind: anEvicted, packet: pkt, ts: ts, flow: victim.id, a: uint32(victim.packets)})
-	addTotals(&t.gone, victim)
+	c.addTo(&t.gone)
 	t.gone.Flows++
 	t.flows.del(victim)
 	t.unlist(victim)
