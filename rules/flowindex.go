@@ -19,7 +19,7 @@ import (
 type flowPred struct {
 	text    string // as written: naks.rnr, peer.psn_gaps, encap=rocev1, dscp!=peer.dscp
 	peer    bool   // of the flow's peer
-	path    []int  // field index path in capture.FlowSummary
+	field   flowField
 	kind    reflect.Kind
 	value   string // for field=value: the value
 	isEq    bool
@@ -46,19 +46,19 @@ func flowPreds(on []string) ([]flowPred, error) {
 			name, p.value, p.isEq = strings.Cut(name, "=")
 		}
 		t := flowType
-		var f reflect.StructField
+		var off uintptr
 		for i, part := range strings.Split(name, ".") {
 			if t.Kind() != reflect.Struct {
 				return nil, fmt.Errorf("%q: %s is not an object", text, strings.Join(strings.Split(name, ".")[:i], "."))
 			}
-			var ok bool
-			if f, ok = fieldByTag(t, part); !ok {
+			f, ok := fieldByTag(t, part)
+			if !ok {
 				return nil, fmt.Errorf("%q: flow has no %s", text, part)
 			}
-			p.path = append(p.path, f.Index...)
+			off += f.Offset
 			t = f.Type
 		}
-		p.kind = t.Kind()
+		p.field, p.kind = newFlowField(off, t), t.Kind()
 		if p.differs && p.kind == reflect.Pointer {
 			p.kind = t.Elem().Kind() // a value or none: pcp
 		}
@@ -95,35 +95,16 @@ func numeric(k reflect.Kind) bool {
 	return false
 }
 
-// holds reports whether p shows on the flow v (a FlowSummary value)
-// whose peer is peer (the zero Value for none).
-func (p *flowPred) holds(v, peer reflect.Value) bool {
-	f := v.FieldByIndex(p.path)
+// holds reports whether p shows on flow fs whose peer is peer (nil for
+// none).
+func (p *flowPred) holds(fs, peer *capture.FlowSummary) bool {
 	switch {
 	case p.differs:
-		return peer.IsValid() && !sameValue(f, peer.FieldByIndex(p.path))
+		return peer != nil && !p.field.same(fs, peer)
 	case p.isEq:
-		return f.String() == p.value
-	case p.kind == reflect.Bool:
-		return f.Bool()
-	case f.CanInt():
-		return f.Int() != 0
-	case f.CanUint():
-		return f.Uint() != 0
+		return p.field.text(fs) == p.value
 	}
-	return f.Float() != 0
-}
-
-// sameValue reports whether two fields of one type hold the same value;
-// pointers by what they point at (two nils are the same).
-func sameValue(a, b reflect.Value) bool {
-	if a.Kind() == reflect.Pointer {
-		if a.IsNil() || b.IsNil() {
-			return a.IsNil() == b.IsNil()
-		}
-		a, b = a.Elem(), b.Elem()
-	}
-	return a.Equal(b)
+	return p.field.nonzero(fs)
 }
 
 // flowIndex is the engine's index of the on tests: every distinct test of
@@ -194,10 +175,10 @@ func (x *flowIndex) index(flows []capture.FlowSummary, peers []int32, frame uint
 	}
 	x.masks = x.masks[:len(flows)]
 	for i := range flows {
-		v, pv := reflect.ValueOf(&flows[i]).Elem(), x.value(peers[i])
+		fs, peer := &flows[i], x.flow(peers[i])
 		var m uint64
 		for j := range x.preds {
-			if x.preds[j].holds(v, pv) {
+			if x.preds[j].holds(fs, peer) {
 				m |= 1 << j
 			}
 		}
@@ -205,13 +186,12 @@ func (x *flowIndex) index(flows []capture.FlowSummary, peers []int32, frame uint
 	}
 }
 
-// value is flow i of the frame as a reflect.Value; the zero Value for
-// i < 0 (no flow).
-func (x *flowIndex) value(i int32) reflect.Value {
+// flow is flow i of the frame; nil for i < 0 (no flow).
+func (x *flowIndex) flow(i int32) *capture.FlowSummary {
 	if i < 0 {
-		return reflect.Value{}
+		return nil
 	}
-	return reflect.ValueOf(&x.flows[i]).Elem()
+	return &x.flows[i]
 }
 
 // release lets go of the frame's flows; the masks stay for reuse.
@@ -251,9 +231,9 @@ func (x *flowIndex) shows(v *Variant, i int, peer int32) bool {
 	for j := range v.on {
 		p := &v.on[j]
 		switch {
-		case !p.peer && p.holds(x.value(int32(i)), x.value(peer)):
+		case !p.peer && p.holds(x.flow(int32(i)), x.flow(peer)):
 			return true
-		case p.peer && peer >= 0 && p.holds(x.value(peer), reflect.Value{}):
+		case p.peer && peer >= 0 && p.holds(x.flow(peer), nil):
 			return true
 		}
 	}
