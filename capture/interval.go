@@ -231,7 +231,7 @@ func (t *Tracker) intervalFlows(s *Summary, end int64) (undecided []*Flow) {
 		if t.pendingGaps(tc.f, end) {
 			undecided = append(undecided, tc.f)
 		}
-		d := tc.f.ivCounters().minus(t.touched.markOf(tc))
+		d := t.touched.since(tc, tc.f.ivCounters())
 		if d == (flowCounters{}) {
 			return
 		}
@@ -245,7 +245,7 @@ func (t *Tracker) intervalFlows(s *Summary, end int64) (undecided []*Flow) {
 	t.fillFlows(len(keys), func(lo, hi int, names *addrNames) {
 		for j, k := range keys[lo:hi] {
 			tc := k.tc
-			d := tc.f.ivCounters().minus(t.touched.markOf(tc))
+			d := t.touched.since(tc, tc.f.ivCounters())
 			fs := &s.Flows[lo+j]
 			fs.fill(tc.f, names)
 			d.set(fs)
@@ -369,12 +369,15 @@ func (l *touchLog) addMark(c flowCounters) uint32 {
 	return uint32(len(l.marks))
 }
 
-// markOf returns tc's counters when the interval first saw it.
-func (l *touchLog) markOf(tc *touched) flowCounters {
+// since returns what tc's flow did in the interval, given its counters
+// now: now less its counters when the interval first saw it. A flow with
+// no mark had none (most, in a capture of many short-lived QPs): its
+// counters are the interval's, and no subtraction is made.
+func (l *touchLog) since(tc *touched, now flowCounters) flowCounters {
 	if tc.mark == 0 {
-		return flowCounters{}
+		return now
 	}
-	return l.marks[tc.mark-1]
+	return now.minus(l.marks[tc.mark-1])
 }
 
 // add puts tc in the log and returns its index.
@@ -409,13 +412,8 @@ func (t *Tracker) untouch(f *Flow, now *flowCounters) {
 	}
 	tc := t.touched.at(f.touchIdx)
 	// Its undecided gaps can no longer be decided: the interval reports
-	// them, as the capture's evicted totals do. A flow with no mark had
-	// zero counters when the interval first touched it (most, in a
-	// capture of many short-lived QPs): its counters are the interval's.
-	d := *now
-	if tc.mark != 0 {
-		d = now.minus(t.touched.markOf(tc))
-	}
+	// them, as the capture's evicted totals do.
+	d := t.touched.since(tc, *now)
 	if d != (flowCounters{}) {
 		d.addTo(&t.ivGone)
 		t.ivGone.Flows++
