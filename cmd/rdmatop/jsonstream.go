@@ -28,27 +28,39 @@ type jsonStream struct {
 // (jsonstream_equiv_test.go checks them field by field with random values
 // and a fuzz target) in a quarter of its time. The flow table is most of
 // a large replay's output: 65,536 flows are 96 MB of JSON. One encoder
-// per goroutine; its buffer is reused from element to element.
+// per goroutine. The encoder writes each value once, whole, into the
+// caller's buffer (appendWriter): through a buffer of its own, every byte
+// was copied once more.
 type elemEncoder struct {
-	buf bytes.Buffer
+	out appendWriter
 	enc *gojson.Encoder
+}
+
+// appendWriter appends what is written to b.
+type appendWriter struct{ b []byte }
+
+func (w *appendWriter) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
 }
 
 func newElemEncoder() *elemEncoder {
 	e := &elemEncoder{}
-	e.enc = gojson.NewEncoder(&e.buf)
+	e.enc = gojson.NewEncoder(&e.out)
 	e.enc.SetIndent("    ", "  ")
 	return e
 }
 
 // appendTo appends v's JSON to dst.
 func (e *elemEncoder) appendTo(dst []byte, v any) ([]byte, error) {
-	e.buf.Reset()
-	if err := e.enc.Encode(v); err != nil {
-		return dst, err
+	n := len(dst)
+	e.out.b = dst
+	err := e.enc.Encode(v)
+	dst, e.out.b = e.out.b, nil
+	if err != nil {
+		return dst[:n], err
 	}
-	b := e.buf.Bytes()
-	return append(dst, b[:len(b)-1]...), nil // Encode ends a value with a newline
+	return dst[:len(dst)-1], nil // Encode ends a value with a newline
 }
 
 func newJSONStream(w io.Writer) *jsonStream {
