@@ -10,14 +10,13 @@ import "github.com/gopacket/gopacket/layers"
 type decoders struct {
 	verify   bool // each decoder checks the ICRC
 	m        map[layers.LinkType]*Decoder
-	last     *Decoder
+	last     *Decoder // set, with lastLink, once m is made
 	lastLink layers.LinkType
-	used     bool // last and lastLink are set
 }
 
 // get returns link's decoder, nil for a link type no decoder reads.
 func (s *decoders) get(link layers.LinkType) *Decoder {
-	if s.used && link == s.lastLink {
+	if s.m != nil && link == s.lastLink {
 		return s.last
 	}
 	d, ok := s.m[link]
@@ -31,6 +30,6 @@ func (s *decoders) get(link layers.LinkType) *Decoder {
 		}
 		s.m[link] = d
 	}
-	s.last, s.lastLink, s.used = d, link, true
+	s.last, s.lastLink = d, link
 	return d
 }

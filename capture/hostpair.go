@@ -77,9 +77,6 @@ func (h *hostPairs) reverseOf(p *hostPair) *hostPair {
 	return p.reverse
 }
 
-// len is the number of pairs with a flow in the table.
-func (h *hostPairs) len() int { return len(h.m) }
-
 // followClock makes one more IPv4 flow follow p's ID clock.
 func (p *hostPair) followClock() {
 	if p.clock == nil {

@@ -20,7 +20,7 @@ func TestHostPairsFollowTheTable(t *testing.T) {
 		w.send(wireB, src, 0x200, roce.Opcode(roce.OpAcknowledge), uint32(i), 0)
 	}
 	hosts := &w.t.hosts
-	if n := hosts.len(); n > table {
+	if n := len(hosts.m); n > table {
 		t.Fatalf("%d host pairs known with %d flows in the table", n, w.t.Flows())
 	}
 	refs := 0

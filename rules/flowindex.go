@@ -20,7 +20,6 @@ type flowPred struct {
 	text    string // as written: naks.rnr, peer.psn_gaps, encap=rocev1, dscp!=peer.dscp
 	peer    bool   // of the flow's peer
 	field   flowField
-	kind    reflect.Kind
 	value   string // for field=value: the value
 	isEq    bool
 	differs bool // field!=peer.field: the flow's and its peer's differ
@@ -58,17 +57,18 @@ func flowPreds(on []string) ([]flowPred, error) {
 			off += f.Offset
 			t = f.Type
 		}
-		p.field, p.kind = newFlowField(off, t), t.Kind()
-		if p.differs && p.kind == reflect.Pointer {
-			p.kind = t.Elem().Kind() // a value or none: pcp
+		p.field = newFlowField(off, t)
+		kind := t.Kind()
+		if p.differs && kind == reflect.Pointer {
+			kind = t.Elem().Kind() // a value or none: pcp
 		}
 		switch {
-		case p.differs && !numeric(p.kind) && p.kind != reflect.Bool && p.kind != reflect.String:
+		case p.differs && !numeric(kind) && kind != reflect.Bool && kind != reflect.String:
 			return nil, fmt.Errorf("%q: %s is %s: != compares numbers, text or flags", text, name, t)
 		case p.differs:
-		case p.isEq && p.kind != reflect.String:
+		case p.isEq && kind != reflect.String:
 			return nil, fmt.Errorf("%q: field=value tests a text field, %s is %s", text, name, t)
-		case !p.isEq && !numeric(p.kind) && p.kind != reflect.Bool:
+		case !p.isEq && !numeric(kind) && kind != reflect.Bool:
 			return nil, fmt.Errorf("%q: %s is %s, not a number (write field=value for text)", text, name, t)
 		}
 		out = append(out, p)
